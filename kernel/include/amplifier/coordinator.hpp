@@ -1,0 +1,160 @@
+// The coordinator: mount points, the capability registry, contribution channels and the
+// in-flight asynchronous calls of one session. Mechanism only; it knows no vendor.
+#pragma once
+#include "amplifier/cancellation.hpp"
+#include "amplifier/hooks.hpp"
+#include "amplifier/module_loader.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier {
+
+class Coordinator;
+class CallRegistry;
+struct MountedModule;
+
+}  // namespace amplifier
+
+// The opaque host context handed to a module instance (declared in amplifier_plugin.h).
+struct amp_host {
+  amplifier::Coordinator *coordinator = nullptr;
+  amplifier::MountedModule *self = nullptr;
+};
+
+namespace amplifier {
+
+// One mounted module instance.
+struct MountedModule {
+  std::uint64_t owner_id = 0;      // unique per instance; groups its hooks and contributions
+  std::string mount_point;         // orchestrator | context | providers | tools | hooks
+  std::string mount_name;          // provider/tool mount name (instance_id or module id)
+  std::shared_ptr<const LoadedModule> module;  // keeps the library loaded
+  boost::json::object config;
+  amp_host host;                   // the address handed to the module; stable for its life
+  void *instance = nullptr;        // the module's own pointer
+  int priority = 100;              // providers: lower is preferred
+  boost::json::value info;         // providers: get_info() at mount time
+
+  std::string_view id() const { return module->id(); }
+  amp_module_kind kind() const { return module->descriptor->kind; }
+  template <class Table>
+  const Table *table() const {
+    return static_cast<const Table *>(module->descriptor->kind_table);
+  }
+};
+
+// What the kernel does with the events and the end of a call it started (or that a module
+// started through the host API).
+// Both run on the thread of the module reporting, never concurrently for one call; on_finish
+// comes last, exactly once, with an error payload normalised to {"kind","message",...}.
+struct CallObserver {
+  std::function<void(amp_call_id call, std::string_view event_json)> on_event;
+  std::function<void(amp_call_id call, amp_status status, std::string_view payload_json)> on_finish;
+};
+
+class Coordinator {
+ public:
+  Coordinator(HookRegistry &hooks, CancellationToken &cancellation, std::string session_id,
+              std::string parent_id);
+  ~Coordinator();
+  Coordinator(const Coordinator &) = delete;
+  Coordinator &operator=(const Coordinator &) = delete;
+
+  HookRegistry &hooks() { return hooks_; }
+  CancellationToken &cancellation() { return cancellation_; }
+  const std::string &session_id() const { return session_id_; }
+  const std::string &parent_id() const { return parent_id_; }
+
+  // --- Mounting ------------------------------------------------------------------------
+  // Creates an instance of `module` and mounts it at `mount_point`. Throws ModuleLoadError
+  // with the module's reason when create fails or the kind doesn't fit the mount point.
+  MountedModule &mount(std::string mount_point, std::string mount_name,
+                       std::shared_ptr<const LoadedModule> module, boost::json::object config);
+  // Runs session_ready on every instance in mount order; returns the failures (id, reason).
+  std::vector<std::pair<std::string, std::string>> run_session_ready();
+  // Destroys every instance in reverse mount order (cancelling and waiting for their calls).
+  void unmount_all();
+
+  MountedModule *orchestrator() const { return orchestrator_; }
+  MountedModule *context() const { return context_; }
+  MountedModule *provider(std::string_view name) const;
+  std::vector<MountedModule *> providers() const;  // mount order
+  // Tools by tool name (one tool module may offer several tools).
+  MountedModule *tool_owner(std::string_view tool_name) const;
+  boost::json::array tool_specs() const;
+  boost::json::array provider_listing() const;
+  const std::vector<std::unique_ptr<MountedModule>> &mounted() const { return mounted_; }
+
+  // --- Capabilities and channels -------------------------------------------------------
+  void register_capability(std::string name, boost::json::value value);
+  std::optional<boost::json::value> capability(std::string_view name) const;
+  using Contributor = std::function<boost::json::value()>;
+  void contribute(std::string channel, std::string name, Contributor fn, std::uint64_t owner = 0);
+  // [{"name","value"}] in registration order; failing contributors are logged and skipped.
+  boost::json::array collect(std::string_view channel) const;
+
+  // --- Calls ---------------------------------------------------------------------------
+  CallRegistry &calls() { return *calls_; }
+  // Starts a call on a provider/tool/orchestrator instance. The observer gets every event and
+  // exactly one on_finish. Returns the call id, which is known to the observer's owner before
+  // the module is invoked (through `out_id`, when given). Provider calls start on the calling
+  // thread (they must not block); tool calls run on the coordinator's worker pool;
+  // orchestrator turns on a dedicated thread.
+  amp_call_id start_provider_call(MountedModule &provider, std::string request_json,
+                                  CallObserver observer, const MountedModule *caller = nullptr,
+                                  amp_call_id *out_id = nullptr);
+  amp_call_id start_tool_call(MountedModule &tool, std::string tool_name, std::string input_json,
+                              CallObserver observer, const MountedModule *caller = nullptr,
+                              amp_call_id *out_id = nullptr);
+  amp_call_id start_orchestrator_call(std::string prompt_json, CallObserver observer);
+  // Joins the thread of the last orchestrator turn (after its call has finished).
+  void join_turn_thread();
+  // Raises a call's own cancellation level and notifies the module serving it.
+  bool cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller = nullptr);
+  // The level in force for a call: its own or the session's, whichever is higher.
+  CancelLevel call_cancel_level(amp_call_id id) const;
+
+ private:
+  void on_session_cancel(CancelLevel level);
+  void describe_mounted(MountedModule &m);
+  void unmount_last();
+  void destroy_instance(MountedModule &m);
+  struct Workers;
+
+  HookRegistry &hooks_;
+  CancellationToken &cancellation_;
+  std::string session_id_;
+  std::string parent_id_;
+  std::vector<std::unique_ptr<MountedModule>> mounted_;
+  MountedModule *orchestrator_ = nullptr;
+  MountedModule *context_ = nullptr;
+  std::map<std::string, MountedModule *, std::less<>> tools_by_name_;
+  boost::json::array tool_specs_;
+
+  mutable std::mutex registry_mutex_;
+  std::map<std::string, boost::json::value, std::less<>> capabilities_;
+  struct Contribution {
+    std::string name;
+    Contributor fn;
+    std::uint64_t owner;
+  };
+  std::map<std::string, std::vector<Contribution>, std::less<>> channels_;
+
+  std::unique_ptr<CallRegistry> calls_;
+  std::unique_ptr<Workers> workers_;
+  std::size_t cancel_listener_ = 0;
+};
+
+}  // namespace amplifier

@@ -1,0 +1,70 @@
+// Finds modules by id on a search path and loads each library once (Boost.DLL).
+#pragma once
+#include "amplifier_plugin.h"
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace amplifier {
+
+class ModuleLoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A loaded module library. Shared ownership keeps the library mapped while anything of it
+// (an instance, a descriptor, a function pointer) is alive.
+struct LoadedModule {
+  std::filesystem::path file;
+  const amp_module_descriptor *descriptor = nullptr;  // module-owned, static
+  std::shared_ptr<void> library;  // the Boost.DLL shared_library, type-erased
+
+  std::string_view id() const { return descriptor->id; }
+};
+
+std::string_view to_string(amp_module_kind kind);
+
+struct ModuleListing {
+  std::filesystem::path file;
+  std::shared_ptr<const LoadedModule> module;  // null when it failed to load
+  std::string error;                           // why it failed
+};
+
+class ModuleLoader {
+ public:
+  // An empty search path means default_search_path().
+  explicit ModuleLoader(std::vector<std::filesystem::path> search_path = {});
+
+  // AMPLIFIER_MODULE_PATH (':'-separated), then the build tree's module folder, then the
+  // installed folder relative to the running executable (../lib/amplifier/modules).
+  static std::vector<std::filesystem::path> default_search_path();
+
+  const std::vector<std::filesystem::path> &search_path() const { return search_path_; }
+
+  // Finds `<dir>/<id>.so` on the search path and loads it (once; later calls share it).
+  // Throws ModuleLoadError naming the id, file and reason: not found, not a shared library,
+  // no entry symbol, entry refused, ABI mismatch, id mismatch.
+  std::shared_ptr<const LoadedModule> load(std::string_view id);
+
+  // Loads a specific file (same checks; the id is taken from the descriptor).
+  std::shared_ptr<const LoadedModule> load_file(const std::filesystem::path &file);
+
+  // Every *.so on the search path (first directory wins per file name), loaded or not.
+  std::vector<ModuleListing> list();
+
+ private:
+  std::vector<std::filesystem::path> search_path_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::weak_ptr<const LoadedModule>> by_file_;
+};
+
+// The host's function table handed to every module (static, process-wide).
+const amp_host_api *host_api_table();
+
+}  // namespace amplifier

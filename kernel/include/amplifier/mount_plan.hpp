@@ -1,0 +1,77 @@
+// Mount plans: the YAML that says which modules a session mounts, with what config.
+#pragma once
+#include <boost/json/object.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier {
+
+// Where in the YAML something is (1-based; 0 when unknown).
+struct PlanLocation {
+  int line = 0;
+  int column = 0;
+};
+
+struct ModuleSpec {
+  std::string module;       // module id, e.g. "provider-mock"
+  std::string source;       // optional resolution hint (kept, not used to fetch)
+  std::string instance_id;  // optional; lets one provider module be mounted twice
+  boost::json::object config;
+  PlanLocation location;
+  // The name it is mounted under: instance_id when set, else module.
+  const std::string &mount_name() const { return instance_id.empty() ? module : instance_id; }
+};
+
+struct MountPlan {
+  std::string file;  // label used in messages ("<embedded default>" for the built-in plan)
+  ModuleSpec orchestrator;
+  ModuleSpec context;
+  std::vector<ModuleSpec> providers;
+  std::vector<ModuleSpec> tools;
+  std::vector<ModuleSpec> hooks;
+  boost::json::object session_extra;  // other keys under `session`, passed through
+  boost::json::object agents;         // passed through untouched
+  std::vector<std::string> warnings;  // "file:line:col: key: message"
+};
+
+struct PlanProblem {
+  std::string file;
+  PlanLocation location;
+  std::string key;  // dotted path, e.g. "providers[0].config"
+  std::string message;
+  // "file:line:col: key: message"
+  std::string to_string() const;
+};
+
+class MountPlanError : public std::runtime_error {
+ public:
+  explicit MountPlanError(std::vector<PlanProblem> problems);
+  const std::vector<PlanProblem> &problems() const noexcept { return problems_; }
+
+ private:
+  std::vector<PlanProblem> problems_;
+};
+
+// Looks up an environment variable; returns nullopt when unset. Default: the process env.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
+EnvLookup process_env();
+
+// Expands ${VAR} and ${VAR:-default} in `text`. `$$` is a literal `$`. An unset VAR without a
+// default expands to "" and, when `unset` is non-null, its name is appended there.
+std::string expand_env(std::string_view text, const EnvLookup &env,
+                       std::vector<std::string> *unset = nullptr);
+
+// Parse and validate. Collects every problem and throws MountPlanError listing them all.
+// Values in config are converted YAML -> JSON with YAML 1.2 core scalar typing (quoted scalars
+// stay strings), after ${VAR} expansion.
+MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label,
+                           const EnvLookup &env = process_env());
+MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env = process_env());
+
+}  // namespace amplifier

@@ -1,0 +1,86 @@
+// A session: mounts a plan's modules on a coordinator and runs prompts through the orchestrator.
+#pragma once
+#include "amplifier/cancellation.hpp"
+#include "amplifier/hooks.hpp"
+#include "amplifier/mount_plan.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier {
+
+class Coordinator;
+class ModuleLoader;
+
+class SessionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SessionOptions {
+  std::string session_id;  // empty: a new random UUID
+  std::string parent_id;
+  std::vector<std::filesystem::path> module_path;  // empty: ModuleLoader::default_search_path()
+  bool resumed = false;  // emit session:resume instead of session:start
+};
+
+// A module that could not be mounted (also announced as module:load_failed).
+struct LoadFailure {
+  std::string mount_point;  // orchestrator | context | providers | tools | hooks
+  std::string module;
+  std::string error;
+};
+
+struct TurnResult {
+  std::string response;
+  std::string status;        // success | incomplete | cancelled | error
+  boost::json::value error;  // the error object when status == "error"
+};
+
+class Session {
+ public:
+  explicit Session(MountPlan plan, SessionOptions options = {});
+  ~Session();  // runs cleanup() if needed
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  // Loads and mounts every module in plan order, then runs the session-ready phase.
+  // A provider/tool/hook that fails is skipped, recorded in load_failures() and announced as
+  // module:load_failed. A failing orchestrator or context throws SessionError.
+  void initialize();
+
+  // Runs one prompt through the orchestrator and blocks until the turn ends. Emits
+  // session:start (or session:resume) before the first turn only. Never throws for a module
+  // failure: that comes back as status "error".
+  TurnResult execute(std::string_view prompt);
+
+  // Thread-safe and async-signal-adjacent (call from a watcher thread, not a signal handler):
+  // raises the session's cancellation level and notifies the running turn.
+  void cancel(CancelLevel level);
+
+  // Unmounts in reverse mount order and emits session:end. Idempotent.
+  void cleanup();
+
+  const std::string &id() const;
+  const std::string &parent_id() const;
+  const std::vector<LoadFailure> &load_failures() const;
+  HookRegistry &hooks();
+  Coordinator &coordinator();
+  CancellationToken &cancellation();
+  const MountPlan &plan() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A random RFC 4122 version 4 UUID.
+std::string new_uuid();
+
+}  // namespace amplifier

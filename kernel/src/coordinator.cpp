@@ -1,0 +1,349 @@
+#include "amplifier/coordinator.hpp"
+
+#include "amplifier/log.hpp"
+#include "call_registry.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <thread>
+
+namespace amplifier {
+namespace {
+
+constexpr std::string_view kComponent = "coordinator";
+// How long unmounting waits for a module's calls to end after cancelling them.
+constexpr auto kUnmountGrace = std::chrono::seconds(5);
+// Tool calls of one response run in parallel on this many workers.
+constexpr std::size_t kToolWorkers = 8;
+
+std::atomic<std::uint64_t> next_owner_id{1};
+
+struct StringWriter : amp_writer {
+  std::string text;
+  StringWriter() : amp_writer{this, [](amp_writer *w, const char *d, size_t n) {
+                                static_cast<StringWriter *>(w->host_data)->text.append(d, n);
+                              }} {}
+};
+
+amp_module_kind expected_kind(std::string_view mount_point) {
+  if (mount_point == "orchestrator") return AMP_KIND_ORCHESTRATOR;
+  if (mount_point == "context") return AMP_KIND_CONTEXT;
+  if (mount_point == "providers") return AMP_KIND_PROVIDER;
+  if (mount_point == "tools") return AMP_KIND_TOOL;
+  return AMP_KIND_HOOK;
+}
+
+// Reads a JSON document a module wrote; throws naming the module on garbage.
+boost::json::value parse_module_json(const MountedModule &m, const std::string &text,
+                                     const char *what) {
+  boost::json::error_code ec;
+  auto v = boost::json::parse(text, ec);
+  if (ec)
+    throw ModuleLoadError(fmt::format("module '{}': {} is not valid JSON ({})", m.id(), what,
+                                      ec.message()));
+  return v;
+}
+
+}  // namespace
+
+struct Coordinator::Workers {
+  boost::asio::thread_pool tools{kToolWorkers};
+  std::mutex turn_mutex;
+  std::thread turn_thread;
+};
+
+Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
+                         std::string session_id, std::string parent_id)
+    : hooks_(hooks),
+      cancellation_(cancellation),
+      session_id_(std::move(session_id)),
+      parent_id_(std::move(parent_id)),
+      calls_(std::make_unique<CallRegistry>()),
+      workers_(std::make_unique<Workers>()) {
+  cancel_listener_ = cancellation_.on_change([this](CancelLevel level) { on_session_cancel(level); });
+}
+
+Coordinator::~Coordinator() {
+  cancellation_.remove_listener(cancel_listener_);
+  unmount_all();
+  join_turn_thread();
+  workers_->tools.join();
+}
+
+// ---- mounting ------------------------------------------------------------------------
+
+MountedModule &Coordinator::mount(std::string mount_point, std::string mount_name,
+                                  std::shared_ptr<const LoadedModule> module,
+                                  boost::json::object config) {
+  const amp_module_descriptor &d = *module->descriptor;
+  if (d.kind != expected_kind(mount_point))
+    throw ModuleLoadError(fmt::format("module '{}' is a {} module and cannot be mounted as {}",
+                                      d.id, to_string(d.kind), mount_point));
+  auto m = std::make_unique<MountedModule>();
+  m->owner_id = next_owner_id.fetch_add(1);
+  m->mount_point = std::move(mount_point);
+  m->mount_name = std::move(mount_name);
+  m->module = std::move(module);
+  m->config = std::move(config);
+  m->host = amp_host{this, m.get()};
+  if (auto it = m->config.find("priority"); it != m->config.end() && it->value().is_int64())
+    m->priority = static_cast<int>(it->value().as_int64());
+
+  std::string config_text = boost::json::serialize(m->config);
+  StringWriter error;
+  amp_status status = d.create(&m->host, amp_str{config_text.data(), config_text.size()},
+                               &m->instance, &error);
+  if (status != AMP_OK) {
+    hooks_.unregister_owner(m->owner_id);  // it may have registered before failing
+    throw ModuleLoadError(fmt::format("module '{}': initialisation failed: {}", d.id,
+                                      error.text.empty() ? std::string(to_string(status))
+                                                         : error.text));
+  }
+  MountedModule &mounted = *m;
+  mounted_.push_back(std::move(m));
+  try {
+    describe_mounted(mounted);
+  } catch (...) {
+    unmount_last();
+    throw;
+  }
+  return mounted;
+}
+
+void Coordinator::describe_mounted(MountedModule &m) {
+  if (m.mount_point == "orchestrator") orchestrator_ = &m;
+  if (m.mount_point == "context") context_ = &m;
+  if (m.mount_point == "providers") {
+    StringWriter info;
+    if (m.table<amp_provider_vtable>()->get_info(m.instance, &info) == AMP_OK && !info.text.empty())
+      m.info = parse_module_json(m, info.text, "provider info");
+  }
+  if (m.mount_point == "tools") {
+    StringWriter specs;
+    amp_status s = m.table<amp_tool_vtable>()->list_tools(m.instance, &specs);
+    auto v = s == AMP_OK ? parse_module_json(m, specs.text, "tool list") : boost::json::value();
+    if (!v.is_array())
+      throw ModuleLoadError(fmt::format("module '{}': list_tools did not return an array", m.id()));
+    for (auto &spec : v.as_array()) {
+      auto *name = spec.is_object() ? spec.as_object().if_contains("name") : nullptr;
+      if (!name || !name->is_string())
+        throw ModuleLoadError(fmt::format("module '{}': a tool spec has no name", m.id()));
+      std::string tool_name(name->as_string());
+      if (tools_by_name_.count(tool_name)) {
+        log(LogLevel::Warning, kComponent,
+            fmt::format("tool '{}' from module '{}' is already mounted; keeping the first",
+                        tool_name, m.id()));
+        continue;
+      }
+      tools_by_name_.emplace(tool_name, &m);
+      tool_specs_.push_back(spec);
+    }
+  }
+}
+
+void Coordinator::unmount_last() {
+  auto m = std::move(mounted_.back());
+  mounted_.pop_back();
+  destroy_instance(*m);
+}
+
+std::vector<std::pair<std::string, std::string>> Coordinator::run_session_ready() {
+  std::vector<std::pair<std::string, std::string>> failures;
+  for (auto &m : mounted_) {
+    auto *ready = m->module->descriptor->session_ready;
+    if (!ready) continue;
+    StringWriter error;
+    if (ready(m->instance, &error) != AMP_OK)
+      failures.emplace_back(std::string(m->id()), error.text.empty() ? "session_ready failed" : error.text);
+  }
+  return failures;
+}
+
+void Coordinator::destroy_instance(MountedModule &m) {
+  // Calls still running on the instance are cancelled and given time to end; a module that
+  // ignores cancellation has its calls ended by the kernel, so no caller waits forever.
+  auto running = calls_->in_flight(&m);
+  for (auto &call : running) cancel_call(call->id, CancelLevel::Immediate);
+  if (!calls_->wait_idle(&m, kUnmountGrace)) {
+    for (auto &call : calls_->in_flight(&m))
+      calls_->finish_by_kernel(call, AMP_CANCELLED,
+                               R"({"kind":"cancelled","message":"the module was unmounted before )"
+                               R"(the call ended"})");
+    log(LogLevel::Warning, kComponent,
+        fmt::format("module '{}' did not end its calls when cancelled", m.id()));
+  }
+  hooks_.unregister_owner(m.owner_id);
+  {
+    std::lock_guard lock(registry_mutex_);
+    for (auto &[channel, list] : channels_)
+      std::erase_if(list, [&](const Contribution &c) { return c.owner == m.owner_id; });
+  }
+  if (orchestrator_ == &m) orchestrator_ = nullptr;
+  if (context_ == &m) context_ = nullptr;
+  std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
+  m.module->descriptor->destroy(m.instance);
+  m.instance = nullptr;
+}
+
+void Coordinator::unmount_all() {
+  join_turn_thread();
+  while (!mounted_.empty()) unmount_last();
+  tool_specs_.clear();
+}
+
+MountedModule *Coordinator::provider(std::string_view name) const {
+  for (auto &m : mounted_)
+    if (m->mount_point == "providers" && m->mount_name == name) return m.get();
+  return nullptr;
+}
+
+std::vector<MountedModule *> Coordinator::providers() const {
+  std::vector<MountedModule *> out;
+  for (auto &m : mounted_)
+    if (m->mount_point == "providers") out.push_back(m.get());
+  return out;
+}
+
+MountedModule *Coordinator::tool_owner(std::string_view tool_name) const {
+  auto it = tools_by_name_.find(tool_name);
+  return it == tools_by_name_.end() ? nullptr : it->second;
+}
+
+boost::json::array Coordinator::tool_specs() const { return tool_specs_; }
+
+boost::json::array Coordinator::provider_listing() const {
+  boost::json::array out;
+  for (auto *p : providers())
+    out.push_back(boost::json::object{{"name", p->mount_name},
+                                      {"module", std::string(p->id())},
+                                      {"priority", p->priority},
+                                      {"info", p->info}});
+  return out;
+}
+
+// ---- capabilities and channels -------------------------------------------------------
+
+void Coordinator::register_capability(std::string name, boost::json::value value) {
+  std::lock_guard lock(registry_mutex_);
+  capabilities_[std::move(name)] = std::move(value);
+}
+
+std::optional<boost::json::value> Coordinator::capability(std::string_view name) const {
+  std::lock_guard lock(registry_mutex_);
+  auto it = capabilities_.find(name);
+  if (it == capabilities_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Coordinator::contribute(std::string channel, std::string name, Contributor fn,
+                             std::uint64_t owner) {
+  std::lock_guard lock(registry_mutex_);
+  channels_[std::move(channel)].push_back({std::move(name), std::move(fn), owner});
+}
+
+boost::json::array Coordinator::collect(std::string_view channel) const {
+  std::vector<Contribution> snapshot;
+  {
+    std::lock_guard lock(registry_mutex_);
+    if (auto it = channels_.find(channel); it != channels_.end()) snapshot = it->second;
+  }
+  boost::json::array out;
+  for (auto &c : snapshot) {
+    try {
+      out.push_back(boost::json::object{{"name", c.name}, {"value", c.fn()}});
+    } catch (const std::exception &e) {
+      log(LogLevel::Warning, kComponent,
+          fmt::format("contributor '{}' to channel '{}' failed and was skipped: {}", c.name,
+                      channel, e.what()));
+    }
+  }
+  return out;
+}
+
+// ---- calls ---------------------------------------------------------------------------
+
+amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::string request_json,
+                                             CallObserver observer, const MountedModule *caller,
+                                             amp_call_id *out_id) {
+  auto call = calls_->create(provider, caller, std::move(observer));
+  if (out_id) *out_id = call->id;
+  provider.table<amp_provider_vtable>()->complete(
+      provider.instance, call->id, amp_str{request_json.data(), request_json.size()});
+  return call->id;
+}
+
+amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_name,
+                                         std::string input_json, CallObserver observer,
+                                         const MountedModule *caller, amp_call_id *out_id) {
+  auto call = calls_->create(tool, caller, std::move(observer));
+  if (out_id) *out_id = call->id;
+  boost::asio::post(workers_->tools, [&tool, id = call->id, name = std::move(tool_name),
+                                      input = std::move(input_json)] {
+    tool.table<amp_tool_vtable>()->execute(tool.instance, id, amp_str{name.data(), name.size()},
+                                           amp_str{input.data(), input.size()});
+  });
+  return call->id;
+}
+
+amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallObserver observer) {
+  if (!orchestrator_) throw std::logic_error("no orchestrator is mounted");
+  join_turn_thread();
+  auto call = calls_->create(*orchestrator_, nullptr, std::move(observer));
+  MountedModule *orchestrator = orchestrator_;
+  std::lock_guard lock(workers_->turn_mutex);
+  workers_->turn_thread = std::thread([orchestrator, id = call->id, prompt = std::move(prompt_json)] {
+    orchestrator->table<amp_orchestrator_vtable>()->execute(
+        orchestrator->instance, id, amp_str{prompt.data(), prompt.size()});
+  });
+  return call->id;
+}
+
+void Coordinator::join_turn_thread() {
+  std::lock_guard lock(workers_->turn_mutex);
+  if (workers_->turn_thread.joinable() &&
+      workers_->turn_thread.get_id() != std::this_thread::get_id())
+    workers_->turn_thread.join();
+}
+
+bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller) {
+  auto call = calls_->find(id);
+  if (!call) return false;
+  if (caller && call->caller != caller) return false;  // only the starter may cancel it
+  int wanted = static_cast<int>(level);
+  int previous = call->own_level.load();
+  while (previous < wanted && !call->own_level.compare_exchange_weak(previous, wanted)) {
+  }
+  MountedModule &m = *call->callee;
+  amp_cancel_level abi = to_abi(level);
+  switch (m.kind()) {
+    case AMP_KIND_PROVIDER: m.table<amp_provider_vtable>()->cancel(m.instance, id, abi); break;
+    case AMP_KIND_TOOL: m.table<amp_tool_vtable>()->cancel(m.instance, id, abi); break;
+    case AMP_KIND_ORCHESTRATOR: m.table<amp_orchestrator_vtable>()->cancel(m.instance, id, abi); break;
+    default: break;
+  }
+  return true;
+}
+
+CancelLevel Coordinator::call_cancel_level(amp_call_id id) const {
+  CancelLevel session = cancellation_.level();
+  auto call = calls_->find(id);
+  if (!call) return session;
+  auto own = static_cast<CancelLevel>(call->own_level.load());
+  return std::max(own, session);
+}
+
+// The session's token rose: the orchestrator hears every level (it stops starting new work on
+// graceful); running provider and tool calls are aborted only on immediate.
+void Coordinator::on_session_cancel(CancelLevel level) {
+  for (auto &call : calls_->in_flight()) {
+    bool is_turn = call->callee->kind() == AMP_KIND_ORCHESTRATOR;
+    if (is_turn || level == CancelLevel::Immediate) cancel_call(call->id, level);
+  }
+}
+
+}  // namespace amplifier

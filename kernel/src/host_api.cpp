@@ -1,0 +1,358 @@
+// The amp_host_api table: the C functions modules call. Each one validates its arguments,
+// translates to the coordinator, and never lets an exception cross back into module code.
+#include "amplifier/coordinator.hpp"
+#include "amplifier/log.hpp"
+#include "call_registry.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace amplifier {
+namespace {
+
+std::string_view view(amp_str s) { return s.data ? std::string_view(s.data, s.len) : std::string_view(); }
+
+void write(amp_writer *out, std::string_view text) {
+  if (out && out->write) out->write(out, text.data(), text.size());
+}
+
+void write_json(amp_writer *out, const boost::json::value &v) { write(out, boost::json::serialize(v)); }
+
+bool usable(const amp_host *h) { return h && h->coordinator && h->self; }
+
+std::string module_label(const amp_host *h) {
+  return usable(h) ? std::string(h->self->id()) : std::string("module");
+}
+
+// Runs `fn` and converts any exception into AMP_ERROR, logged against the calling module.
+template <class Fn>
+amp_status guard(amp_host *h, const char *what, Fn &&fn) noexcept {
+  if (!usable(h)) return AMP_INVALID_ARGUMENT;
+  try {
+    return fn(*h->coordinator, *h->self);
+  } catch (const std::exception &e) {
+    try {
+      log(LogLevel::Error, "host-api",
+          fmt::format("{} from module '{}' failed: {}", what, module_label(h), e.what()));
+    } catch (...) {
+    }
+  } catch (...) {
+  }
+  return AMP_ERROR;
+}
+
+// Parses a JSON payload from a module; nullopt (and a log line) when it is not valid JSON.
+std::optional<boost::json::value> parse_payload(amp_host *h, std::string_view text,
+                                                const char *what) {
+  boost::json::error_code ec;
+  boost::json::value v = boost::json::parse(text, ec);
+  if (ec) {
+    log(LogLevel::Warning, "host-api",
+        fmt::format("module '{}' passed invalid JSON to {}: {}", module_label(h), what, ec.message()));
+    return std::nullopt;
+  }
+  return v;
+}
+
+// ---- logging, config, session --------------------------------------------------------
+
+void api_log(amp_host *h, amp_log_level level, amp_str message) {
+  guard(h, "log", [&](Coordinator &, MountedModule &self) {
+    auto lvl = static_cast<LogLevel>(std::clamp<int>(level, AMP_LOG_DEBUG, AMP_LOG_ERROR));
+    log(lvl, self.id(), view(message));
+    return AMP_OK;
+  });
+}
+
+amp_status api_config_get(amp_host *h, amp_str key, amp_writer *out) {
+  return guard(h, "config_get", [&](Coordinator &, MountedModule &self) {
+    if (key.len == 0) {
+      write_json(out, self.config);
+      return AMP_OK;
+    }
+    auto it = self.config.find(view(key));
+    if (it == self.config.end()) return AMP_NOT_FOUND;
+    write_json(out, it->value());
+    return AMP_OK;
+  });
+}
+
+amp_status api_session_info(amp_host *h, amp_writer *out) {
+  return guard(h, "session_info", [&](Coordinator &c, MountedModule &self) {
+    write_json(out, boost::json::object{{"session_id", c.session_id()},
+                                        {"parent_id", c.parent_id()},
+                                        {"mount_name", self.mount_name}});
+    return AMP_OK;
+  });
+}
+
+// ---- events and hooks ----------------------------------------------------------------
+
+amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *result) {
+  return guard(h, "emit", [&](Coordinator &c, MountedModule &) {
+    if (event.len == 0) return AMP_INVALID_ARGUMENT;
+    boost::json::object data;
+    if (data_json.len) {
+      auto parsed = parse_payload(h, view(data_json), "emit");
+      if (!parsed || !parsed->is_object()) return AMP_INVALID_ARGUMENT;
+      data = std::move(parsed->as_object());
+    }
+    HookResult combined = c.hooks().emit(view(event), std::move(data));
+    if (result) write_json(result, combined.to_json());
+    return AMP_OK;
+  });
+}
+
+amp_status api_hook_register(amp_host *h, amp_str event, int32_t priority, amp_str name,
+                             amp_hook_fn handler, void *user_data) {
+  return guard(h, "hook_register", [&](Coordinator &c, MountedModule &self) {
+    if (!handler || event.len == 0) return AMP_INVALID_ARGUMENT;
+    std::string label = name.len ? std::string(view(name)) : std::string(self.id());
+    // The handler holds the module's library so its code stays mapped while registered.
+    auto library_guard = self.module;
+    HookHandler bridge = [handler, user_data, library_guard, label](
+                             std::string_view ev, const boost::json::object &data) -> HookResult {
+      std::string payload = boost::json::serialize(data);
+      std::string reply;
+      amp_writer writer{&reply, [](amp_writer *w, const char *d, size_t n) {
+                          static_cast<std::string *>(w->host_data)->append(d, n);
+                        }};
+      amp_status s = handler(user_data, amp_str{ev.data(), ev.size()},
+                             amp_str{payload.data(), payload.size()}, &writer);
+      if (s != AMP_OK)
+        throw std::runtime_error(fmt::format("hook '{}' failed with status {}", label, to_string(s)));
+      if (reply.empty()) return HookResult{};
+      boost::json::error_code ec;
+      auto v = boost::json::parse(reply, ec);
+      if (ec) throw std::runtime_error(fmt::format("hook '{}' returned invalid JSON", label));
+      return HookResult::from_json(v);
+    };
+    c.hooks().register_handler(std::string(view(event)), std::move(bridge), priority, label,
+                               self.owner_id);
+    return AMP_OK;
+  });
+}
+
+amp_status api_hook_unregister(amp_host *h, amp_str name) {
+  return guard(h, "hook_unregister", [&](Coordinator &c, MountedModule &self) {
+    return c.hooks().unregister(view(name), self.owner_id) ? AMP_OK : AMP_NOT_FOUND;
+  });
+}
+
+// ---- capabilities and channels -------------------------------------------------------
+
+amp_status api_capability_register(amp_host *h, amp_str name, amp_str value_json) {
+  return guard(h, "capability_register", [&](Coordinator &c, MountedModule &) {
+    auto value = parse_payload(h, view(value_json), "capability_register");
+    if (!value || name.len == 0) return AMP_INVALID_ARGUMENT;
+    c.register_capability(std::string(view(name)), std::move(*value));
+    return AMP_OK;
+  });
+}
+
+amp_status api_capability_get(amp_host *h, amp_str name, amp_writer *out) {
+  return guard(h, "capability_get", [&](Coordinator &c, MountedModule &) {
+    auto value = c.capability(view(name));
+    if (!value) return AMP_NOT_FOUND;
+    write_json(out, *value);
+    return AMP_OK;
+  });
+}
+
+amp_status api_channel_contribute(amp_host *h, amp_str channel, amp_str name,
+                                  amp_contributor_fn fn, void *user_data) {
+  return guard(h, "channel_contribute", [&](Coordinator &c, MountedModule &self) {
+    if (!fn || channel.len == 0) return AMP_INVALID_ARGUMENT;
+    auto library_guard = self.module;
+    std::string label(view(name));
+    c.contribute(std::string(view(channel)), label,
+                 [fn, user_data, library_guard, label]() -> boost::json::value {
+                   std::string reply;
+                   amp_writer writer{&reply, [](amp_writer *w, const char *d, size_t n) {
+                                       static_cast<std::string *>(w->host_data)->append(d, n);
+                                     }};
+                   if (fn(user_data, &writer) != AMP_OK)
+                     throw std::runtime_error(fmt::format("contributor '{}' failed", label));
+                   return boost::json::parse(reply);
+                 },
+                 self.owner_id);
+    return AMP_OK;
+  });
+}
+
+amp_status api_channel_collect(amp_host *h, amp_str channel, amp_writer *out) {
+  return guard(h, "channel_collect", [&](Coordinator &c, MountedModule &) {
+    write_json(out, c.collect(view(channel)));
+    return AMP_OK;
+  });
+}
+
+// ---- call reporting ------------------------------------------------------------------
+
+void api_call_event(amp_host *h, amp_call_id call, amp_str event_json) {
+  guard(h, "call_event", [&](Coordinator &c, MountedModule &self) {
+    c.calls().report_event(&self, call, view(event_json));
+    return AMP_OK;
+  });
+}
+
+void api_call_finish(amp_host *h, amp_call_id call, amp_status status, amp_str payload_json) {
+  guard(h, "call_finish", [&](Coordinator &c, MountedModule &self) {
+    c.calls().report_finish(&self, call, status, view(payload_json));
+    return AMP_OK;
+  });
+}
+
+amp_cancel_level api_call_cancel_state(amp_host *h, amp_call_id call) {
+  if (!usable(h)) return AMP_CANCEL_NONE;
+  try {
+    return to_abi(h->coordinator->call_cancel_level(call));
+  } catch (...) {
+    return AMP_CANCEL_NONE;
+  }
+}
+
+// ---- orchestration -------------------------------------------------------------------
+
+amp_status api_providers_list(amp_host *h, amp_writer *out) {
+  return guard(h, "providers_list", [&](Coordinator &c, MountedModule &) {
+    write_json(out, c.provider_listing());
+    return AMP_OK;
+  });
+}
+
+amp_status api_tools_list(amp_host *h, amp_writer *out) {
+  return guard(h, "tools_list", [&](Coordinator &c, MountedModule &) {
+    write_json(out, c.tool_specs());
+    return AMP_OK;
+  });
+}
+
+// Adapts a module's amp_call_sink to the kernel's observer. The sink is copied; its
+// user_data belongs to the caller, who keeps it alive until on_finish.
+CallObserver observer_for(const amp_call_sink &sink) {
+  amp_call_sink copy = sink;
+  CallObserver observer;
+  if (copy.on_event)
+    observer.on_event = [copy](amp_call_id id, std::string_view ev) {
+      copy.on_event(copy.user_data, id, amp_str{ev.data(), ev.size()});
+    };
+  observer.on_finish = [copy](amp_call_id id, amp_status s, std::string_view payload) {
+    if (copy.on_finish) copy.on_finish(copy.user_data, id, s, amp_str{payload.data(), payload.size()});
+  };
+  return observer;
+}
+
+bool sink_usable(const amp_call_sink *sink) {
+  return sink && sink->struct_size >= offsetof(amp_call_sink, on_finish) + sizeof(void *) &&
+         sink->on_finish;
+}
+
+amp_status api_provider_complete(amp_host *h, amp_str provider, amp_str request_json,
+                                 const amp_call_sink *sink, amp_call_id *out_call) {
+  return guard(h, "provider_complete", [&](Coordinator &c, MountedModule &self) {
+    if (!sink_usable(sink)) return AMP_INVALID_ARGUMENT;
+    MountedModule *target = c.provider(view(provider));
+    if (!target) return AMP_NOT_FOUND;
+    if (!is_valid_json(view(request_json))) return AMP_INVALID_ARGUMENT;
+    c.start_provider_call(*target, std::string(view(request_json)), observer_for(*sink), &self,
+                          out_call);
+    return AMP_OK;
+  });
+}
+
+amp_status api_tool_execute(amp_host *h, amp_str tool, amp_str input_json,
+                            const amp_call_sink *sink, amp_call_id *out_call) {
+  return guard(h, "tool_execute", [&](Coordinator &c, MountedModule &self) {
+    if (!sink_usable(sink)) return AMP_INVALID_ARGUMENT;
+    MountedModule *owner = c.tool_owner(view(tool));
+    if (!owner) return AMP_NOT_FOUND;
+    if (!is_valid_json(view(input_json))) return AMP_INVALID_ARGUMENT;
+    c.start_tool_call(*owner, std::string(view(tool)), std::string(view(input_json)),
+                      observer_for(*sink), &self, out_call);
+    return AMP_OK;
+  });
+}
+
+amp_status api_call_cancel(amp_host *h, amp_call_id call, amp_cancel_level level) {
+  return guard(h, "call_cancel", [&](Coordinator &c, MountedModule &self) {
+    return c.cancel_call(call, from_abi(level), &self) ? AMP_OK : AMP_NOT_FOUND;
+  });
+}
+
+// ---- context access ------------------------------------------------------------------
+
+template <class Fn>
+amp_status with_context(amp_host *h, const char *what, Fn &&fn) {
+  return guard(h, what, [&](Coordinator &c, MountedModule &) {
+    MountedModule *ctx = c.context();
+    if (!ctx) return AMP_NOT_FOUND;
+    return fn(*ctx->table<amp_context_vtable>(), ctx->instance);
+  });
+}
+
+amp_status api_context_add_message(amp_host *h, amp_str message_json) {
+  return with_context(h, "context_add_message", [&](const amp_context_vtable &t, void *i) {
+    return t.add_message(i, message_json);
+  });
+}
+amp_status api_context_get_messages(amp_host *h, amp_writer *out) {
+  return with_context(h, "context_get_messages", [&](const amp_context_vtable &t, void *i) {
+    return t.get_messages(i, out);
+  });
+}
+amp_status api_context_get_messages_for_request(amp_host *h, amp_str request_json, amp_writer *out) {
+  return with_context(h, "context_get_messages_for_request",
+                      [&](const amp_context_vtable &t, void *i) {
+                        return t.get_messages_for_request(i, request_json, out);
+                      });
+}
+amp_status api_context_set_messages(amp_host *h, amp_str messages_json) {
+  return with_context(h, "context_set_messages", [&](const amp_context_vtable &t, void *i) {
+    return t.set_messages(i, messages_json);
+  });
+}
+amp_status api_context_clear(amp_host *h) {
+  return with_context(h, "context_clear", [&](const amp_context_vtable &t, void *i) {
+    return t.clear(i);
+  });
+}
+
+const amp_host_api kHostApi = {
+    sizeof(amp_host_api),
+    AMP_ABI_VERSION_MAJOR,
+    AMP_ABI_VERSION_MINOR,
+    &api_log,
+    &api_config_get,
+    &api_session_info,
+    &api_emit,
+    &api_hook_register,
+    &api_hook_unregister,
+    &api_capability_register,
+    &api_capability_get,
+    &api_channel_contribute,
+    &api_channel_collect,
+    &api_call_event,
+    &api_call_finish,
+    &api_call_cancel_state,
+    &api_providers_list,
+    &api_tools_list,
+    &api_provider_complete,
+    &api_tool_execute,
+    &api_call_cancel,
+    &api_context_add_message,
+    &api_context_get_messages,
+    &api_context_get_messages_for_request,
+    &api_context_set_messages,
+    &api_context_clear,
+};
+
+}  // namespace
+
+const amp_host_api *host_api_table() { return &kHostApi; }
+
+}  // namespace amplifier

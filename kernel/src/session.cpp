@@ -1,0 +1,225 @@
+#include "amplifier/session.hpp"
+
+#include "amplifier/coordinator.hpp"
+#include "amplifier/events.hpp"
+#include "amplifier/log.hpp"
+#include "amplifier/module_loader.hpp"
+#include "call_registry.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <random>
+
+namespace amplifier {
+namespace {
+
+constexpr std::string_view kComponent = "session";
+// After an immediate cancel, how long a turn may take to end before it is abandoned.
+constexpr auto kImmediateCancelGrace = std::chrono::seconds(10);
+
+// The outcome of one orchestrator call, filled by its observer.
+struct TurnWait {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  amp_status status = AMP_OK;
+  std::string payload;
+};
+
+TurnResult to_turn_result(amp_status status, const std::string &payload) {
+  TurnResult result;
+  boost::json::error_code ec;
+  auto v = boost::json::parse(payload, ec);
+  if (status != AMP_OK) {
+    result.status = status == AMP_CANCELLED ? "cancelled" : "error";
+    result.error = ec ? boost::json::value(payload) : v;
+    if (auto *m = v.is_object() ? v.as_object().if_contains("message") : nullptr;
+        m && m->is_string())
+      result.response = std::string(m->as_string());
+    return result;
+  }
+  if (ec || !v.is_object()) {
+    result.status = "error";
+    result.error = boost::json::object{{"kind", "internal"},
+                                       {"message", "the orchestrator returned a malformed result"}};
+    return result;
+  }
+  auto &o = v.as_object();
+  if (auto *r = o.if_contains("response"); r && r->is_string()) result.response = r->as_string();
+  result.status = "success";
+  if (auto *s = o.if_contains("status"); s && s->is_string()) result.status = s->as_string();
+  return result;
+}
+
+}  // namespace
+
+std::string new_uuid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<std::uint64_t> dist;
+  std::uint64_t hi = dist(rng), lo = dist(rng);
+  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
+  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
+                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
+}
+
+struct Session::Impl {
+  MountPlan plan;
+  SessionOptions options;
+  HookRegistry hooks;
+  CancellationToken cancellation;
+  ModuleLoader loader;
+  std::unique_ptr<Coordinator> coordinator;
+  std::vector<LoadFailure> failures;
+  bool initialized = false;
+  bool started = false;
+  bool cleaned_up = false;
+  std::mutex turn_mutex;  // one turn at a time
+
+  Impl(MountPlan p, SessionOptions o)
+      : plan(std::move(p)), options(std::move(o)), loader(options.module_path) {
+    if (options.session_id.empty()) options.session_id = new_uuid();
+    hooks.set_default_fields(boost::json::object{{"session_id", options.session_id},
+                                                 {"parent_id", options.parent_id}});
+    coordinator = std::make_unique<Coordinator>(hooks, cancellation, options.session_id,
+                                                options.parent_id);
+  }
+
+  // Mounts one spec; records the failure (and rethrows for the fatal mount points).
+  void mount(const std::string &mount_point, const ModuleSpec &spec, bool fatal) {
+    try {
+      auto module = loader.load(spec.module);
+      coordinator->mount(mount_point, spec.mount_name(), module, spec.config);
+    } catch (const std::exception &e) {
+      failures.push_back({mount_point, spec.module, e.what()});
+      if (fatal) throw SessionError(fmt::format("cannot mount {} '{}': {}", mount_point,
+                                                spec.module, e.what()));
+    }
+  }
+
+  void announce_failures(std::size_t from) {
+    for (std::size_t i = from; i < failures.size(); ++i) {
+      const auto &f = failures[i];
+      log(LogLevel::Warning, kComponent,
+          fmt::format("module '{}' ({}) was not mounted: {}", f.module, f.mount_point, f.error));
+      hooks.emit(events::kModuleLoadFailed,
+                 boost::json::object{{"module", f.module},
+                                     {"mount_point", f.mount_point},
+                                     {"error", f.error},
+                                     {"fatal", f.mount_point == "orchestrator" ||
+                                                   f.mount_point == "context"}});
+    }
+  }
+};
+
+Session::Session(MountPlan plan, SessionOptions options)
+    : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {}
+
+Session::~Session() {
+  try {
+    cleanup();
+  } catch (const std::exception &e) {
+    log(LogLevel::Error, kComponent, fmt::format("cleanup failed: {}", e.what()));
+  }
+}
+
+void Session::initialize() {
+  auto &s = *impl_;
+  if (s.initialized) return;
+  // Mount order: orchestrator, context, providers, tools, hooks. Load failures are announced
+  // once everything is mounted, so hook modules (mounted last) see them too.
+  try {
+    s.mount("orchestrator", s.plan.orchestrator, true);
+    s.mount("context", s.plan.context, true);
+  } catch (const SessionError &) {
+    s.announce_failures(0);
+    throw;
+  }
+  for (const auto &spec : s.plan.providers) s.mount("providers", spec, false);
+  for (const auto &spec : s.plan.tools) s.mount("tools", spec, false);
+  for (const auto &spec : s.plan.hooks) s.mount("hooks", spec, false);
+  s.announce_failures(0);
+  std::size_t before_ready = s.failures.size();
+  for (auto &[module, error] : s.coordinator->run_session_ready())
+    s.failures.push_back({"session_ready", module, error});
+  s.announce_failures(before_ready);
+  s.initialized = true;
+}
+
+TurnResult Session::execute(std::string_view prompt) {
+  auto &s = *impl_;
+  if (!s.initialized) throw SessionError("execute called before initialize");
+  std::lock_guard turn(s.turn_mutex);
+  if (!s.started) {
+    s.started = true;
+    s.hooks.emit(s.options.resumed ? events::kSessionResume : events::kSessionStart,
+                 boost::json::object{{"plan", s.plan.file}});
+  }
+  s.cancellation.reset();
+
+  auto wait = std::make_shared<TurnWait>();
+  CallObserver observer;
+  observer.on_finish = [wait](amp_call_id, amp_status status, std::string_view payload) {
+    std::lock_guard lock(wait->mutex);
+    wait->status = status;
+    wait->payload.assign(payload);
+    wait->done = true;
+    wait->done_cv.notify_all();
+  };
+  std::string prompt_json = boost::json::serialize(boost::json::object{{"prompt", prompt}});
+  auto call = s.coordinator->start_orchestrator_call(std::move(prompt_json), std::move(observer));
+
+  std::unique_lock lock(wait->mutex);
+  while (!wait->done) {
+    if (s.cancellation.is_immediate()) {
+      // An orchestrator that ignores an immediate cancel is abandoned, never waited on forever.
+      if (!wait->done_cv.wait_for(lock, kImmediateCancelGrace, [&] { return wait->done; })) {
+        lock.unlock();
+        if (auto record = s.coordinator->calls().find(call))
+          s.coordinator->calls().finish_by_kernel(
+              record, AMP_CANCELLED,
+              R"({"kind":"cancelled","message":"the orchestrator did not stop when cancelled"})");
+        lock.lock();
+      }
+    } else {
+      wait->done_cv.wait_for(lock, std::chrono::milliseconds(200));
+    }
+  }
+  TurnResult result = to_turn_result(wait->status, wait->payload);
+  lock.unlock();
+  s.coordinator->join_turn_thread();
+  if (CancelLevel level = s.cancellation.level(); level != CancelLevel::None)
+    s.hooks.emit(events::kCancelCompleted,
+                 boost::json::object{{"level", to_string(level)}, {"status", result.status}});
+  return result;
+}
+
+void Session::cancel(CancelLevel level) {
+  auto &s = *impl_;
+  CancelLevel before = s.cancellation.level();
+  if (level <= before) return;
+  s.hooks.emit(events::kCancelRequested, boost::json::object{{"level", to_string(level)}});
+  s.cancellation.request(level);
+}
+
+void Session::cleanup() {
+  auto &s = *impl_;
+  if (s.cleaned_up) return;
+  s.cleaned_up = true;
+  if (s.started) s.hooks.emit(events::kSessionEnd, boost::json::object{});
+  s.coordinator->unmount_all();
+}
+
+const std::string &Session::id() const { return impl_->options.session_id; }
+const std::string &Session::parent_id() const { return impl_->options.parent_id; }
+const std::vector<LoadFailure> &Session::load_failures() const { return impl_->failures; }
+HookRegistry &Session::hooks() { return impl_->hooks; }
+Coordinator &Session::coordinator() { return *impl_->coordinator; }
+CancellationToken &Session::cancellation() { return impl_->cancellation; }
+const MountPlan &Session::plan() const { return impl_->plan; }
+
+}  // namespace amplifier

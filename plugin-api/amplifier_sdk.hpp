@@ -1,0 +1,552 @@
+// amplifier_sdk.hpp: a thin, header-only C++20 SDK over amplifier_plugin.h.
+//
+// A module derives from one of ProviderModule, ToolModule, OrchestratorModule, ContextModule
+// or HookModule, gives its class a constructor `(amp::sdk::Host host, std::string_view config)`
+// and exports it with one line:
+//
+//     AMP_DEFINE_MODULE(MyProvider, "provider-example", "1.0.0", "What it does");
+//
+// Every exception is caught at the ABI boundary and turned into an error result: a throwing
+// constructor becomes a failed create, a throwing asynchronous start becomes a terminal error
+// event, a throwing synchronous function becomes AMP_ERROR. Nothing here depends on anything
+// but the C++ standard library, so third parties can use it with any toolchain.
+#ifndef AMPLIFIER_SDK_HPP
+#define AMPLIFIER_SDK_HPP
+
+#include "amplifier_plugin.h"
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace amp::sdk {
+
+inline amp_str to_amp(std::string_view s) noexcept { return amp_str{s.data(), s.size()}; }
+inline std::string_view from_amp(amp_str s) noexcept {
+  return s.data ? std::string_view(s.data, s.len) : std::string_view();
+}
+
+// An amp_writer that appends into a std::string it owns.
+struct StringWriter : amp_writer {
+  std::string text;
+  StringWriter() noexcept : amp_writer{this, &StringWriter::append} {}
+  StringWriter(const StringWriter &) = delete;
+  StringWriter &operator=(const StringWriter &) = delete;
+
+ private:
+  static void append(amp_writer *self, const char *data, size_t len) {
+    auto *w = static_cast<StringWriter *>(self->host_data);
+    try {
+      w->text.append(data, len);
+    } catch (...) {  // out of memory: drop the bytes rather than unwind into C
+    }
+  }
+};
+
+inline void write_to(amp_writer *out, std::string_view s) noexcept {
+  if (out && out->write) out->write(out, s.data(), s.size());
+}
+
+// Escapes `s` as a JSON string literal, quotes included. Enough for error messages so the SDK
+// needs no JSON library.
+inline std::string json_quote(std::string_view s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  o.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\r': o += "\\r"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          static const char hex[] = "0123456789abcdef";
+          o += "\\u00";
+          o.push_back(hex[c >> 4]);
+          o.push_back(hex[c & 15]);
+        } else {
+          o.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  o.push_back('"');
+  return o;
+}
+
+// The kernel error shape carried by a failed call's terminal event.
+inline std::string error_json(std::string_view kind, std::string_view message,
+                              bool retryable = false) {
+  return std::string("{\"kind\":") + json_quote(kind) + ",\"message\":" + json_quote(message) +
+         ",\"retryable\":" + (retryable ? "true" : "false") + "}";
+}
+
+// The host API table, received by the entry point. One per loaded library.
+inline const amp_host_api *&host_api_slot() noexcept {
+  static const amp_host_api *api = nullptr;
+  return api;
+}
+
+// Thrown by Host helpers when the host answers with an error status.
+class HostError : public std::runtime_error {
+ public:
+  HostError(amp_status s, const std::string &what) : std::runtime_error(what), status(s) {}
+  amp_status status;
+};
+
+// A copyable handle on the instance's host context: typed wrappers of amp_host_api.
+class Host {
+ public:
+  Host() = default;
+  Host(amp_host *h, const amp_host_api *api) noexcept : h_(h), api_(api) {}
+
+  amp_host *raw() const noexcept { return h_; }
+  const amp_host_api *api() const noexcept { return api_; }
+
+  void log(amp_log_level level, std::string_view msg) const noexcept {
+    api_->log(h_, level, to_amp(msg));
+  }
+  void info(std::string_view msg) const noexcept { log(AMP_LOG_INFO, msg); }
+  void warn(std::string_view msg) const noexcept { log(AMP_LOG_WARNING, msg); }
+  void error(std::string_view msg) const noexcept { log(AMP_LOG_ERROR, msg); }
+
+  std::optional<std::string> config(std::string_view key = {}) const {
+    StringWriter w;
+    if (api_->config_get(h_, to_amp(key), &w) != AMP_OK) return std::nullopt;
+    return std::move(w.text);
+  }
+  std::string session_info() const { return fetch("session_info", api_->session_info); }
+
+  // Emits through the hook registry; returns the combined HookResult JSON.
+  std::string emit(std::string_view event, std::string_view data_json) const {
+    StringWriter w;
+    amp_status s = api_->emit(h_, to_amp(event), to_amp(data_json), &w);
+    if (s != AMP_OK) throw HostError(s, "emit of " + std::string(event) + " was rejected");
+    return std::move(w.text);
+  }
+  amp_status hook_register(std::string_view event, int32_t priority, std::string_view name,
+                           amp_hook_fn fn, void *user_data) const noexcept {
+    return api_->hook_register(h_, to_amp(event), priority, to_amp(name), fn, user_data);
+  }
+  amp_status hook_unregister(std::string_view name) const noexcept {
+    return api_->hook_unregister(h_, to_amp(name));
+  }
+  amp_status capability_register(std::string_view name, std::string_view value_json) const {
+    return api_->capability_register(h_, to_amp(name), to_amp(value_json));
+  }
+  std::optional<std::string> capability(std::string_view name) const {
+    StringWriter w;
+    if (api_->capability_get(h_, to_amp(name), &w) != AMP_OK) return std::nullopt;
+    return std::move(w.text);
+  }
+  amp_status contribute(std::string_view channel, std::string_view name, amp_contributor_fn fn,
+                        void *user_data) const noexcept {
+    return api_->channel_contribute(h_, to_amp(channel), to_amp(name), fn, user_data);
+  }
+  std::string collect(std::string_view channel) const {
+    StringWriter w;
+    amp_status s = api_->channel_collect(h_, to_amp(channel), &w);
+    if (s != AMP_OK) throw HostError(s, "channel_collect failed");
+    return std::move(w.text);
+  }
+
+  // Reporting on calls this module serves.
+  void call_event(amp_call_id call, std::string_view event_json) const noexcept {
+    api_->call_event(h_, call, to_amp(event_json));
+  }
+  void call_finish(amp_call_id call, amp_status status, std::string_view payload) const noexcept {
+    api_->call_finish(h_, call, status, to_amp(payload));
+  }
+  void call_fail(amp_call_id call, std::string_view kind, std::string_view message,
+                 amp_status status = AMP_ERROR) const noexcept {
+    try {
+      call_finish(call, status, error_json(kind, message));
+    } catch (...) {
+      call_finish(call, status, "{\"kind\":\"internal\",\"message\":\"out of memory\"}");
+    }
+  }
+  amp_cancel_level cancel_state(amp_call_id call) const noexcept {
+    return api_->call_cancel_state(h_, call);
+  }
+
+  // Orchestration.
+  std::string providers() const { return fetch("providers_list", api_->providers_list); }
+  std::string tools() const { return fetch("tools_list", api_->tools_list); }
+  amp_status provider_complete(std::string_view provider, std::string_view request_json,
+                               const amp_call_sink &sink, amp_call_id *out) const noexcept {
+    return api_->provider_complete(h_, to_amp(provider), to_amp(request_json), &sink, out);
+  }
+  amp_status tool_execute(std::string_view tool, std::string_view input_json,
+                          const amp_call_sink &sink, amp_call_id *out) const noexcept {
+    return api_->tool_execute(h_, to_amp(tool), to_amp(input_json), &sink, out);
+  }
+  amp_status cancel_call(amp_call_id call, amp_cancel_level level) const noexcept {
+    return api_->call_cancel(h_, call, level);
+  }
+  void context_add(std::string_view message_json) const {
+    check(api_->context_add_message(h_, to_amp(message_json)), "context_add_message");
+  }
+  std::string context_messages() const {
+    return fetch("context_get_messages", api_->context_get_messages);
+  }
+  std::string context_for_request(std::string_view request_json) const {
+    StringWriter w;
+    check(api_->context_get_messages_for_request(h_, to_amp(request_json), &w),
+          "context_get_messages_for_request");
+    return std::move(w.text);
+  }
+  void context_set(std::string_view messages_json) const {
+    check(api_->context_set_messages(h_, to_amp(messages_json)), "context_set_messages");
+  }
+  void context_clear() const { check(api_->context_clear(h_), "context_clear"); }
+
+ private:
+  static void check(amp_status s, const char *what) {
+    if (s != AMP_OK) throw HostError(s, std::string(what) + " failed (status " +
+                                            std::to_string(static_cast<int>(s)) + ")");
+  }
+  std::string fetch(const char *what, amp_status (*fn)(amp_host *, amp_writer *)) const {
+    StringWriter w;
+    check(fn(h_, &w), what);
+    return std::move(w.text);
+  }
+
+  amp_host *h_ = nullptr;
+  const amp_host_api *api_ = nullptr;
+};
+
+// --------------------------------------------------------------------------------------------
+// Module base classes. Each is constructed with (Host, config JSON).
+// --------------------------------------------------------------------------------------------
+
+class ModuleBase {
+ public:
+  explicit ModuleBase(Host host) : host_(host) {}
+  virtual ~ModuleBase() = default;
+  ModuleBase(const ModuleBase &) = delete;
+  ModuleBase &operator=(const ModuleBase &) = delete;
+  // Runs once all modules of the session are mounted. Throw to report a failure.
+  virtual void session_ready() {}
+  const Host &host() const noexcept { return host_; }
+
+ private:
+  Host host_;
+};
+
+class ProviderModule : public ModuleBase {
+ public:
+  static constexpr amp_module_kind kind = AMP_KIND_PROVIDER;
+  using ModuleBase::ModuleBase;
+  virtual std::string info() = 0;
+  virtual std::string list_models() { return "[]"; }
+  // Start the completion; report with host().call_event / call_finish. Throwing here ends the
+  // call with an error terminal event.
+  virtual void complete(amp_call_id call, std::string_view request_json) = 0;
+  virtual void cancel(amp_call_id, amp_cancel_level) {}
+};
+
+class ToolModule : public ModuleBase {
+ public:
+  static constexpr amp_module_kind kind = AMP_KIND_TOOL;
+  using ModuleBase::ModuleBase;
+  virtual std::string list_tools() = 0;
+  virtual void execute(amp_call_id call, std::string_view tool, std::string_view input_json) = 0;
+  virtual void cancel(amp_call_id, amp_cancel_level) {}
+};
+
+class OrchestratorModule : public ModuleBase {
+ public:
+  static constexpr amp_module_kind kind = AMP_KIND_ORCHESTRATOR;
+  using ModuleBase::ModuleBase;
+  virtual void execute(amp_call_id call, std::string_view prompt_json) = 0;
+  virtual void cancel(amp_call_id, amp_cancel_level) {}
+};
+
+class ContextModule : public ModuleBase {
+ public:
+  static constexpr amp_module_kind kind = AMP_KIND_CONTEXT;
+  using ModuleBase::ModuleBase;
+  virtual void add_message(std::string_view message_json) = 0;
+  virtual std::string get_messages() = 0;
+  virtual std::string get_messages_for_request(std::string_view request_json) = 0;
+  virtual void set_messages(std::string_view messages_json) = 0;
+  virtual void clear() = 0;
+};
+
+class HookModule : public ModuleBase {
+ public:
+  static constexpr amp_module_kind kind = AMP_KIND_HOOK;
+  using ModuleBase::ModuleBase;
+};
+
+// --------------------------------------------------------------------------------------------
+// Boundary adapters: every function below is what crosses the C ABI. None lets an exception
+// escape.
+// --------------------------------------------------------------------------------------------
+namespace detail {
+
+inline amp_status report(amp_writer *error, const char *what) noexcept {
+  write_to(error, what);
+  return AMP_ERROR;
+}
+
+// Runs `fn`; turns an exception into AMP_ERROR and logs it through the host.
+template <class M, class Fn>
+amp_status guarded(void *instance, const char *where, Fn &&fn) noexcept {
+  auto *m = static_cast<M *>(instance);
+  try {
+    return fn(*m);
+  } catch (const std::exception &e) {
+    m->host().error(std::string(where) + " threw: " + e.what());
+  } catch (...) {
+    m->host().error(std::string(where) + " threw a non-standard exception");
+  }
+  return AMP_ERROR;
+}
+
+// Runs an asynchronous start; an exception becomes the call's terminal error event.
+template <class M, class Fn>
+void guarded_call(void *instance, amp_call_id call, const char *where, Fn &&fn) noexcept {
+  auto *m = static_cast<M *>(instance);
+  try {
+    fn(*m);
+    return;
+  } catch (const std::exception &e) {
+    m->host().call_fail(call, "internal", std::string(where) + " threw: " + e.what());
+  } catch (...) {
+    m->host().call_fail(call, "internal", std::string(where) + " threw a non-standard exception");
+  }
+}
+
+template <class M>
+amp_status create(amp_host *host, amp_str config, void **out, amp_writer *error) noexcept {
+  try {
+    *out = new M(Host(host, host_api_slot()), from_amp(config));
+    return AMP_OK;
+  } catch (const std::exception &e) {
+    return report(error, e.what());
+  } catch (...) {
+    return report(error, "module constructor threw a non-standard exception");
+  }
+}
+
+template <class M>
+amp_status session_ready(void *instance, amp_writer *error) noexcept {
+  try {
+    static_cast<M *>(instance)->session_ready();
+    return AMP_OK;
+  } catch (const std::exception &e) {
+    return report(error, e.what());
+  } catch (...) {
+    return report(error, "session_ready threw a non-standard exception");
+  }
+}
+
+template <class M>
+void destroy(void *instance) noexcept {
+  try {
+    delete static_cast<M *>(instance);
+  } catch (...) {  // a destructor that throws: nothing sensible left to do
+  }
+}
+
+template <class M, class R>
+amp_status write_result(void *instance, amp_writer *out, const char *where,
+                        R (M::*fn)()) noexcept {
+  return guarded<M>(instance, where, [&](M &m) {
+    write_to(out, (m.*fn)());
+    return AMP_OK;
+  });
+}
+
+template <class M>
+struct Tables;
+
+template <class M>
+  requires std::is_base_of_v<ProviderModule, M>
+struct Tables<M> {
+  static const amp_provider_vtable *table() noexcept {
+    static const amp_provider_vtable t = {
+        sizeof(amp_provider_vtable),
+        [](void *i, amp_writer *o) noexcept { return write_result<M>(i, o, "get_info", &M::info); },
+        [](void *i, amp_writer *o) noexcept {
+          return write_result<M>(i, o, "list_models", &M::list_models);
+        },
+        [](void *i, amp_call_id c, amp_str req) noexcept {
+          guarded_call<M>(i, c, "complete", [&](M &m) { m.complete(c, from_amp(req)); });
+        },
+        [](void *i, amp_call_id c, amp_cancel_level l) noexcept {
+          guarded<M>(i, "cancel", [&](M &m) { m.cancel(c, l); return AMP_OK; });
+        },
+    };
+    return &t;
+  }
+};
+
+template <class M>
+  requires std::is_base_of_v<ToolModule, M>
+struct Tables<M> {
+  static const amp_tool_vtable *table() noexcept {
+    static const amp_tool_vtable t = {
+        sizeof(amp_tool_vtable),
+        [](void *i, amp_writer *o) noexcept {
+          return write_result<M>(i, o, "list_tools", &M::list_tools);
+        },
+        [](void *i, amp_call_id c, amp_str tool, amp_str input) noexcept {
+          guarded_call<M>(i, c, "execute",
+                          [&](M &m) { m.execute(c, from_amp(tool), from_amp(input)); });
+        },
+        [](void *i, amp_call_id c, amp_cancel_level l) noexcept {
+          guarded<M>(i, "cancel", [&](M &m) { m.cancel(c, l); return AMP_OK; });
+        },
+    };
+    return &t;
+  }
+};
+
+template <class M>
+  requires std::is_base_of_v<OrchestratorModule, M>
+struct Tables<M> {
+  static const amp_orchestrator_vtable *table() noexcept {
+    static const amp_orchestrator_vtable t = {
+        sizeof(amp_orchestrator_vtable),
+        [](void *i, amp_call_id c, amp_str prompt) noexcept {
+          guarded_call<M>(i, c, "execute", [&](M &m) { m.execute(c, from_amp(prompt)); });
+        },
+        [](void *i, amp_call_id c, amp_cancel_level l) noexcept {
+          guarded<M>(i, "cancel", [&](M &m) { m.cancel(c, l); return AMP_OK; });
+        },
+    };
+    return &t;
+  }
+};
+
+template <class M>
+  requires std::is_base_of_v<ContextModule, M>
+struct Tables<M> {
+  static const amp_context_vtable *table() noexcept {
+    static const amp_context_vtable t = {
+        sizeof(amp_context_vtable),
+        [](void *i, amp_str msg) noexcept {
+          return guarded<M>(i, "add_message", [&](M &m) {
+            m.add_message(from_amp(msg));
+            return AMP_OK;
+          });
+        },
+        [](void *i, amp_writer *o) noexcept {
+          return write_result<M>(i, o, "get_messages", &M::get_messages);
+        },
+        [](void *i, amp_str req, amp_writer *o) noexcept {
+          return guarded<M>(i, "get_messages_for_request", [&](M &m) {
+            write_to(o, m.get_messages_for_request(from_amp(req)));
+            return AMP_OK;
+          });
+        },
+        [](void *i, amp_str msgs) noexcept {
+          return guarded<M>(i, "set_messages", [&](M &m) {
+            m.set_messages(from_amp(msgs));
+            return AMP_OK;
+          });
+        },
+        [](void *i) noexcept {
+          return guarded<M>(i, "clear", [&](M &m) {
+            m.clear();
+            return AMP_OK;
+          });
+        },
+    };
+    return &t;
+  }
+};
+
+template <class M>
+  requires std::is_base_of_v<HookModule, M>
+struct Tables<M> {
+  static const amp_hook_vtable *table() noexcept {
+    static const amp_hook_vtable t = {sizeof(amp_hook_vtable)};
+    return &t;
+  }
+};
+
+template <class M>
+const amp_module_descriptor *describe(const char *id, const char *version,
+                                      const char *description) noexcept {
+  static const amp_module_descriptor d = {
+      sizeof(amp_module_descriptor),
+      AMP_ABI_VERSION_MAJOR,
+      AMP_ABI_VERSION_MINOR,
+      id,
+      version,
+      description,
+      M::kind,
+      &create<M>,
+      &session_ready<M>,
+      &destroy<M>,
+      Tables<M>::table(),
+  };
+  return &d;
+}
+
+}  // namespace detail
+
+// --------------------------------------------------------------------------------------------
+// Helper for orchestrators: a heap-allocated sink whose callbacks call std::functions.
+// The object deletes itself after on_finish, so the caller needs no bookkeeping.
+// --------------------------------------------------------------------------------------------
+class CallbackSink {
+ public:
+  using EventFn = std::function<void(amp_call_id, std::string_view)>;
+  using FinishFn = std::function<void(amp_call_id, amp_status, std::string_view)>;
+
+  // Returns an amp_call_sink bound to a new self-deleting CallbackSink. If the host refuses
+  // the call (status != AMP_OK) the caller must call discard(sink) to free it.
+  static amp_call_sink make(EventFn on_event, FinishFn on_finish) {
+    auto *self = new CallbackSink{std::move(on_event), std::move(on_finish)};
+    return amp_call_sink{sizeof(amp_call_sink), self, &CallbackSink::event, &CallbackSink::finish};
+  }
+  static void discard(const amp_call_sink &sink) noexcept {
+    delete static_cast<CallbackSink *>(sink.user_data);
+  }
+
+ private:
+  CallbackSink(EventFn e, FinishFn f) : on_event_(std::move(e)), on_finish_(std::move(f)) {}
+  static void event(void *ud, amp_call_id call, amp_str ev) noexcept {
+    auto *self = static_cast<CallbackSink *>(ud);
+    try {
+      if (self->on_event_) self->on_event_(call, from_amp(ev));
+    } catch (...) {  // an observer's failure must not break the stream
+    }
+  }
+  static void finish(void *ud, amp_call_id call, amp_status s, amp_str payload) noexcept {
+    std::unique_ptr<CallbackSink> self(static_cast<CallbackSink *>(ud));
+    try {
+      if (self->on_finish_) self->on_finish_(call, s, from_amp(payload));
+    } catch (...) {
+    }
+  }
+  EventFn on_event_;
+  FinishFn on_finish_;
+};
+
+}  // namespace amp::sdk
+
+// Exports class `CLASS` as module `ID`. Use exactly once per module library, at namespace scope.
+#define AMP_DEFINE_MODULE(CLASS, ID, VERSION, DESCRIPTION)                                     \
+  extern "C" AMP_EXPORT const amp_module_descriptor *amplifier_module_entry(                   \
+      uint32_t host_abi_major, uint32_t host_abi_minor, const amp_host_api *host_api) {        \
+    if (host_abi_major != AMP_ABI_VERSION_MAJOR || host_abi_minor < AMP_ABI_VERSION_MINOR ||   \
+        host_api == nullptr)                                                                   \
+      return nullptr;                                                                          \
+    ::amp::sdk::host_api_slot() = host_api;                                                    \
+    return ::amp::sdk::detail::describe<CLASS>(ID, VERSION, DESCRIPTION);                      \
+  }
+
+#endif  // AMPLIFIER_SDK_HPP

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency from Debian packages. Idempotent.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libyaml-cpp-dev doctest-dev libcli11-dev libfmt-dev libssl-dev
+  libedit-dev tmux ca-certificates
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
