@@ -1,0 +1,37 @@
+// amplifier: runs LLM agents assembled from plugin modules, as a mount plan says.
+#include "commands.hpp"
+
+#include "amplifier/log.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char **argv) {
+  CLI::App app{"amplifier: run LLM agents built from plugin modules (providers, orchestrators, "
+               "context managers, tools, hooks) as a mount plan says."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "amplifier 0.1.0 (plugin ABI 1.0)");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log kernel and module diagnostics (info level)");
+  app.parse_complete_callback([&] {
+    if (verbose) amplifier::set_log_level(amplifier::LogLevel::Info);
+  });
+
+  int exit_code = 0;
+  amplifier::host::add_run_command(app, exit_code);
+  amplifier::host::add_modules_command(app, exit_code);
+  amplifier::host::add_plan_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "amplifier: error: %s\n", e.what());
+    return 1;
+  }
+  return exit_code;
+}
