@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libyaml-cpp-dev doctest-dev libcli11-dev libfmt-dev libssl-dev
-  libedit-dev tmux ca-certificates
+  libedit-dev tmux ca-certificates ccache
 )
 missing=()
 for p in "${packages[@]}"; do

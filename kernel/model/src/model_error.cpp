@@ -1,0 +1,30 @@
+#include "amplifier/model_base.hpp"
+
+#include <boost/json/stream_parser.hpp>
+#include <boost/json/value.hpp>
+
+namespace amplifier {
+namespace {
+std::string describe(const std::string &path, const std::string &problem) {
+  return path.empty() ? problem : path + ": " + problem;
+}
+}  // namespace
+
+ModelError::ModelError(std::string path, std::string problem)
+    : std::invalid_argument(describe(path, problem)),
+      path_(std::move(path)),
+      problem_(std::move(problem)) {}
+
+boost::json::value parse_json(std::string_view text) {
+  boost::json::stream_parser parser;
+  boost::json::error_code error;
+  // The consumed count tells where the text went wrong, which is what a reader needs.
+  const std::size_t consumed = parser.write(text.data(), text.size(), error);
+  if (!error) parser.finish(error);
+  if (error)
+    throw ModelError({}, "invalid JSON at offset " + std::to_string(consumed) + ": " +
+                             error.message());
+  return parser.release();
+}
+
+}  // namespace amplifier
