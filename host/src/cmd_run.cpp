@@ -3,9 +3,11 @@
 #include "event_output.hpp"
 #include "interrupts.hpp"
 
+#include "amplifier/coordinator.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
+#include "amplifier/session_store.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace amplifier::host {
@@ -24,10 +27,13 @@ struct RunOptions {
   std::string plan_file;
   std::string format = "text";
   std::string prompt;
+  std::string resume_id;  // --resume: continue this stored session
 };
 
 constexpr int kExitFailure = 1;
 constexpr int kExitCancelled = 130;
+// Registered by context modules that keep transcripts (context-persistent).
+constexpr std::string_view kTranscriptCapability = "session.transcript";
 
 std::string read_prompt(const std::string &arg) {
   if (arg != "-") return arg;
@@ -58,6 +64,54 @@ std::string error_message(const TurnResult &result) {
   return result.response.empty() ? "the turn failed" : result.response;
 }
 
+// The options of a resumed session. The session must exist in the store the plan's context
+// uses. Without --plan, the built-in plan's in-memory context is swapped for
+// context-persistent, which keeps transcripts.
+SessionOptions resume_options(MountPlan &plan, const RunOptions &options) {
+  session_store::check_session_id(options.resume_id);
+  if (options.plan_file.empty()) {
+    plan.context = ModuleSpec{};
+    plan.context.module = "context-persistent";
+  }
+  const auto store = session_store_of(plan);
+  if (!session_store::session_exists(store, options.resume_id))
+    throw std::runtime_error(fmt::format("no session '{}' in {} (see: amplifier sessions list)",
+                                         options.resume_id, store.string()));
+  SessionOptions session_options;
+  session_options.session_id = options.resume_id;
+  session_options.resumed = true;
+  return session_options;
+}
+
+// What the context says about its transcript, when it keeps one.
+std::optional<boost::json::object> transcript_info(Session &session) {
+  auto info = session.coordinator().capability(kTranscriptCapability);
+  if (!info || !info->is_object()) return std::nullopt;
+  return info->as_object();
+}
+
+// A resume only means something when the context really loaded the stored session.
+void check_resumed(Session &session) {
+  auto info = transcript_info(session);
+  if (!info)
+    throw std::runtime_error(fmt::format(
+        "the plan's context module '{}' does not keep transcripts, so it cannot resume a session "
+        "(use context-persistent, e.g. --plan mount-plans/persistent.yaml)",
+        session.plan().context.module));
+  const auto *resumed = info->if_contains("resumed");
+  if (!resumed || !resumed->is_bool() || !resumed->as_bool())
+    throw std::runtime_error(fmt::format("the context did not find session '{}' in its store",
+                                         session.id()));
+}
+
+void print_resume_hint(Session &session, const RunOptions &options) {
+  if (!transcript_info(session)) return;
+  std::string plan = options.plan_file.empty() ? "" : " --plan " + options.plan_file;
+  std::fprintf(stderr, "amplifier: session %s is stored; continue it with: amplifier run%s "
+                       "--resume %s \"...\"\n",
+               session.id().c_str(), plan.c_str(), session.id().c_str());
+}
+
 int run(const RunOptions &options) {
   // Started before any other thread so that only the watcher receives SIGINT.
   std::atomic<Session *> running{nullptr};
@@ -76,11 +130,13 @@ int run(const RunOptions &options) {
   MountPlan plan = resolve_plan(options.plan_file);
   print_plan_warnings(plan);
 
-  Session session(std::move(plan));
-  auto streamed = std::make_shared<std::atomic<bool>>(false);
+  SessionOptions session_options;
+  if (!options.resume_id.empty()) session_options = resume_options(plan, options);
+  Session session(std::move(plan), session_options);
+  auto text_state = std::make_shared<TextOutputState>();
   bool jsonl = options.format == "jsonl";
   if (jsonl) attach_jsonl_output(session.hooks(), stdout);
-  else attach_text_output(session.hooks(), stdout, streamed);
+  else attach_text_output(session.hooks(), stdout, text_state);
 
   try {
     session.initialize();
@@ -88,15 +144,20 @@ int run(const RunOptions &options) {
     std::fprintf(stderr, "amplifier: error: %s\n", e.what());
     return kExitFailure;
   }
+  if (!options.resume_id.empty()) check_resumed(session);
   running = &session;
   TurnResult result = session.execute(prompt);
   running = nullptr;
   session.cleanup();
 
   if (!jsonl) {
-    if (!streamed->load() && result.status != "error") std::fputs(result.response.c_str(), stdout);
-    std::fputc('\n', stdout);
+    bool streamed = text_state->streamed.load();
+    if (!streamed && result.status != "error") std::fputs(result.response.c_str(), stdout);
+    bool ends_with_newline = streamed ? text_state->ends_with_newline.load()
+                                      : (!result.response.empty() && result.response.back() == '\n');
+    if (!ends_with_newline) std::fputc('\n', stdout);
     std::fflush(stdout);
+    print_resume_hint(session, options);
   }
   if (result.status == "error") {
     std::fprintf(stderr, "amplifier: error: %s\n", error_message(result).c_str());
@@ -119,6 +180,9 @@ void add_run_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--format", options->format, "Output: text (the answer as it streams) or jsonl "
                                                "(every kernel event, one JSON object per line)")
       ->check(CLI::IsMember({"text", "jsonl"}));
+  cmd->add_option("--resume", options->resume_id,
+                  "Continue stored session ID (its earlier messages come first; the plan's "
+                  "context must keep transcripts, like context-persistent)");
   cmd->add_option("prompt", options->prompt, "The prompt; '-' reads it from standard input")
       ->required();
   cmd->callback([options, &exit_code] {

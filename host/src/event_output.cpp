@@ -42,19 +42,35 @@ void attach_jsonl_output(HookRegistry &hooks, std::FILE *out) {
 }
 
 void attach_text_output(HookRegistry &hooks, std::FILE *out,
-                        std::shared_ptr<std::atomic<bool>> streamed) {
+                        std::shared_ptr<TextOutputState> state) {
+  // Each provider response starts new text blocks: separate them from what came before.
+  hooks.register_handler(
+      "content_block:start",
+      [out, state](std::string_view, const boost::json::object &data) {
+        auto *type = data.if_contains("block_type");
+        if (type && type->is_string() && type->as_string() == "text" && state->streamed.load() &&
+            !state->ends_with_newline.load()) {
+          std::lock_guard lock(output_mutex());
+          std::fputc('\n', out);
+          state->ends_with_newline.store(true);
+        }
+        return HookResult{};
+      },
+      kLastPriority, "host-text-output");
   hooks.register_handler(
       "content_block:delta",
-      [out, streamed](std::string_view, const boost::json::object &data) {
+      [out, state](std::string_view, const boost::json::object &data) {
         auto *delta = data.if_contains("delta");
         if (!delta || !delta->is_object()) return HookResult{};
         auto *type = delta->as_object().if_contains("type");
         auto *text = delta->as_object().if_contains("text");
-        if (type && type->is_string() && type->as_string() == "text" && text && text->is_string()) {
+        if (type && type->is_string() && type->as_string() == "text" && text && text->is_string() &&
+            !text->as_string().empty()) {
           std::lock_guard lock(output_mutex());
           std::fwrite(text->as_string().data(), 1, text->as_string().size(), out);
           std::fflush(out);
-          streamed->store(true);
+          state->streamed.store(true);
+          state->ends_with_newline.store(text->as_string().back() == '\n');
         }
         return HookResult{};
       },

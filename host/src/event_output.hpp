@@ -11,8 +11,13 @@ namespace amplifier::host {
 // Every kernel event as one JSON object per line: {"event","data","session_id","ts"}.
 void attach_jsonl_output(HookRegistry &hooks, std::FILE *out);
 
-// Answer text as it streams. `streamed` becomes true once any text was printed, so the caller
-// can print a non-streamed answer itself.
-void attach_text_output(HookRegistry &hooks, std::FILE *out, std::shared_ptr<std::atomic<bool>> streamed);
+// What the text printer has written so far, so the caller can finish the output cleanly.
+struct TextOutputState {
+  std::atomic<bool> streamed{false};           // any answer text printed
+  std::atomic<bool> ends_with_newline{true};   // the last character printed was '\n'
+};
+
+// Answer text as it streams; the text of consecutive blocks is separated by a line break.
+void attach_text_output(HookRegistry &hooks, std::FILE *out, std::shared_ptr<TextOutputState> state);
 
 }  // namespace amplifier::host

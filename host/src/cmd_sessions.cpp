@@ -1,0 +1,227 @@
+// `amplifier sessions list | show ID | migrate ID`: the stored sessions of persisting contexts.
+#include "commands.hpp"
+
+#include "amplifier/model.hpp"
+#include "amplifier/mount_plan.hpp"
+#include "amplifier/session_store.hpp"
+#include "amplifier/transcript.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace amplifier::host {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+namespace store = session_store;
+
+constexpr std::size_t kToolPreviewChars = 300;
+
+struct StoreChoice {
+  std::string store_dir;  // --store
+  std::string plan_file;  // --plan: the store its context is configured with
+};
+
+struct SessionsOptions {
+  StoreChoice store;
+  std::string id;
+  bool as_json = false;
+};
+
+fs::path chosen_store(const StoreChoice &choice) {
+  if (!choice.store_dir.empty()) return store::resolve_store_dir(choice.store_dir);
+  if (!choice.plan_file.empty()) return session_store_of(load_mount_plan(choice.plan_file));
+  return store::default_store_dir();
+}
+
+void add_store_options(CLI::App *command, StoreChoice &choice) {
+  auto *dir = command->add_option("--store", choice.store_dir,
+                                  "The session store (default: $XDG_DATA_HOME/amplifier/sessions, "
+                                  "else ~/.local/share/amplifier/sessions)");
+  command->add_option("--plan", choice.plan_file, "Use the store of this mount plan's context")
+      ->check(CLI::ExistingFile)
+      ->excludes(dir);
+}
+
+// ---- list -------------------------------------------------------------------------------
+
+int list_sessions(const SessionsOptions &options) {
+  const fs::path where = chosen_store(options.store);
+  const auto sessions = store::list_sessions(where);
+  if (options.as_json) {
+    json::array rows;
+    for (const auto &s : sessions) {
+      json::object row{{"id", s.id}, {"updated", s.updated}, {"turns", s.turn_count},
+                       {"preview", s.preview}};
+      if (s.provider) row["provider"] = *s.provider;
+      if (s.model) row["model"] = *s.model;
+      if (s.problem) row["problem"] = *s.problem;
+      rows.push_back(std::move(row));
+    }
+    fmt::print("{}\n", json::serialize(rows));
+    return 0;
+  }
+  if (sessions.empty()) {
+    fmt::print(stderr, "amplifier: no sessions in {}\n", where.string());
+    return 0;
+  }
+  fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", "ID", "UPDATED", "TURNS", "PROVIDER", "PREVIEW");
+  for (const auto &s : sessions) {
+    fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", s.id, s.updated, s.turn_count,
+               s.provider.value_or("-"), s.preview);
+    if (s.problem) fmt::print(stderr, "amplifier: warning: session {}: {}\n", s.id, *s.problem);
+  }
+  return 0;
+}
+
+// ---- show -------------------------------------------------------------------------------
+
+std::string block_line(const ContentBlock &block) {
+  if (const auto *text = block_as<TextBlock>(block)) return text->text;
+  if (const auto *thinking = block_as<ThinkingBlock>(block))
+    return fmt::format("(thinking, {} characters{})", thinking->thinking.size(),
+                       thinking->signature ? ", signed" : "");
+  if (const auto *call = block_as<ToolCallBlock>(block))
+    return fmt::format("-> {} {} [{}]", call->name,
+                       store::one_line_preview(json::serialize(call->input), kToolPreviewChars), call->id);
+  if (const auto *result = block_as<ToolResultBlock>(block)) {
+    const std::string output = result->output.is_string() ? std::string(result->output.as_string())
+                                                          : json::serialize(result->output);
+    return fmt::format("<- [{}] {}", result->tool_call_id,
+                       store::one_line_preview(output, kToolPreviewChars));
+  }
+  return fmt::format("({} block)", block_type(block));
+}
+
+void print_message(const json::value &stored) {
+  const Message message = from_json<Message>(stored);
+  fmt::print("[{}]", to_string(message.role));
+  if (const auto *text = std::get_if<std::string>(&message.content)) {
+    fmt::print(" {}\n", *text);
+    return;
+  }
+  fmt::print("\n");
+  for (const auto &block : std::get<std::vector<ContentBlock>>(message.content))
+    fmt::print("  {}\n", block_line(block));
+}
+
+void print_header(const std::string &id, const std::optional<store::SessionMetadata> &metadata,
+                  const fs::path &file, const transcript::Transcript &loaded) {
+  fmt::print("session {}\n", id);
+  if (metadata) {
+    fmt::print("created {}, updated {}, {} turn(s)", metadata->created, metadata->updated,
+               metadata->turn_count);
+    if (metadata->provider)
+      fmt::print(", provider {}{}", *metadata->provider,
+                 metadata->model ? " (" + *metadata->model + ")" : std::string());
+    if (metadata->parent_id) fmt::print(", parent {}", *metadata->parent_id);
+    fmt::print("\n");
+    for (const auto &d : metadata->degradations)
+      fmt::print("degradation: {}: {}\n", d.feature, d.reason);
+  }
+  fmt::print("transcript {} ({} message(s){})\n\n", file.string(), loaded.records.size(),
+             loaded.legacy_records ? fmt::format(", {} in the legacy format", loaded.legacy_records)
+                                   : std::string());
+}
+
+int show_session(const SessionsOptions &options) {
+  const fs::path where = chosen_store(options.store);
+  const store::SessionFiles files = store::session_files(where, options.id);
+  if (!store::session_exists(where, options.id))
+    throw std::runtime_error(fmt::format("no session '{}' in {}", options.id, where.string()));
+  const transcript::Transcript loaded = transcript::load_transcript(files.transcript);
+  for (const auto &line : loaded.skipped)
+    fmt::print(stderr, "amplifier: warning: {}: line {}: {}\n", files.transcript.string(), line.line,
+               line.reason);
+  if (options.as_json) {
+    json::array messages;
+    for (const auto &record : loaded.records) messages.push_back(record.message);
+    fmt::print("{}\n", json::serialize(messages));
+    return 0;
+  }
+  std::optional<store::SessionMetadata> metadata;
+  try {
+    metadata = store::read_metadata(files.metadata);
+  } catch (const std::exception &e) {
+    fmt::print(stderr, "amplifier: warning: {}\n", e.what());
+  }
+  print_header(options.id, metadata, files.transcript, loaded);
+  for (const auto &record : loaded.records) print_message(record.message);
+  return 0;
+}
+
+// ---- migrate ----------------------------------------------------------------------------
+
+int migrate_session(const SessionsOptions &options) {
+  const fs::path where = chosen_store(options.store);
+  const store::MigrationResult result = store::migrate_session(where, options.id);
+  for (const auto &line : result.skipped)
+    fmt::print(stderr, "amplifier: warning: line {} left out: {}\n", line.line, line.reason);
+  if (!result.backup) {
+    fmt::print("session {} is already in the current format ({} message(s)); nothing to do\n",
+               options.id, result.records);
+    return 0;
+  }
+  fmt::print("migrated session {}: {} message(s), {} converted from the legacy format; "
+             "the original is kept in {}\n",
+             options.id, result.records, result.converted, result.backup->string());
+  return 0;
+}
+
+// Runs a subcommand, turning any failure into one line on stderr and exit code 1.
+template <class Fn>
+void run_reporting(int &exit_code, Fn &&fn) {
+  try {
+    exit_code = fn();
+  } catch (const MountPlanError &e) {
+    for (const auto &p : e.problems())
+      std::fprintf(stderr, "amplifier: error: %s\n", p.to_string().c_str());
+    exit_code = 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "amplifier: error: %s\n", e.what());
+    exit_code = 1;
+  }
+}
+
+}  // namespace
+
+fs::path session_store_of(const MountPlan &plan) {
+  const json::value *configured = plan.context.config.if_contains("store_dir");
+  return store::resolve_store_dir(configured && configured->is_string()
+                                      ? std::string_view(configured->get_string())
+                                      : std::string_view());
+}
+
+void add_sessions_command(CLI::App &app, int &exit_code) {
+  CLI::App *sessions = app.add_subcommand(
+      "sessions", "Inspect and migrate stored sessions (written by context-persistent)");
+  sessions->require_subcommand(1);
+  auto options = std::make_shared<SessionsOptions>();
+
+  CLI::App *list = sessions->add_subcommand("list", "List stored sessions, newest first, with a "
+                                                    "one-line preview of each");
+  add_store_options(list, options->store);
+  list->add_flag("--json", options->as_json, "Print a JSON array instead of a table");
+  list->callback([options, &exit_code] { run_reporting(exit_code, [&] { return list_sessions(*options); }); });
+
+  CLI::App *show = sessions->add_subcommand("show", "Print a stored session's conversation");
+  add_store_options(show, options->store);
+  show->add_option("id", options->id, "The session id")->required();
+  show->add_flag("--json", options->as_json,
+                 "Print the messages as a JSON array (legacy lines converted)");
+  show->callback([options, &exit_code] { run_reporting(exit_code, [&] { return show_session(*options); }); });
+
+  CLI::App *migrate = sessions->add_subcommand(
+      "migrate", "Rewrite a session's transcript in the current format, keeping a backup of the "
+                 "original (sessions in the legacy format also load without this)");
+  add_store_options(migrate, options->store);
+  migrate->add_option("id", options->id, "The session id")->required();
+  migrate->callback([options, &exit_code] { run_reporting(exit_code, [&] { return migrate_session(*options); }); });
+}
+
+}  // namespace amplifier::host
