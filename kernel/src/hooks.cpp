@@ -1,0 +1,483 @@
+// The hook registry.
+//
+// emit() is on the streaming hot path, so handlers live in an immutable Table that is
+// rebuilt on every (rare) register/unregister and swapped in under a mutex; emit copies the
+// shared_ptr once and then runs without locks. Each event's list already has the "*"
+// handlers merged in priority order, so dispatch is one hash lookup and a loop.
+//
+// unregister() must not return while another thread still runs a removed handler (the
+// caller may then free what the handler uses). Every entry therefore counts its running
+// calls; the removal marks the entry and waits for the count to drain, ignoring the calls
+// its own thread is making (a handler may unregister itself or others mid-emit).
+#include "amplifier/hooks.hpp"
+
+#include "amplifier/log.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <stdexcept>
+
+namespace amplifier {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kComponent = "hooks";
+
+struct HandlerEntry {
+  HookRegistry::HandlerId id = 0;
+  std::string event;
+  int priority = 0;
+  std::string name;
+  std::uint64_t owner = 0;
+  HookHandler handler;  // reset by unregister once no thread can call it any more
+  std::atomic<int> running{0};
+  std::atomic<bool> removed{false};
+
+  std::string label() const { return name.empty() ? fmt::format("#{}", id) : fmt::format("'{}'", name); }
+};
+
+using EntryPtr = std::shared_ptr<HandlerEntry>;
+using HandlerList = std::vector<HandlerEntry *>;
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept {
+    return std::hash<std::string_view>{}(text);
+  }
+};
+
+// An immutable snapshot of the registry. The raw pointers in the lists point into `entries`.
+struct Table {
+  std::vector<EntryPtr> entries;  // sorted by (priority, id): the dispatch order
+  std::unordered_map<std::string, HandlerList, StringHash, std::equal_to<>> by_event;
+  HandlerList wildcard_only;  // for events with no handler of their own
+  json::object defaults;
+
+  const HandlerList &handlers_for(std::string_view event) const {
+    auto found = by_event.find(event);
+    return found == by_event.end() ? wildcard_only : found->second;
+  }
+};
+
+std::shared_ptr<const Table> build_table(std::vector<EntryPtr> entries, json::object defaults) {
+  auto table = std::make_shared<Table>();
+  for (const auto &entry : entries) {
+    if (entry->event == HookRegistry::kAllEvents) table->wildcard_only.push_back(entry.get());
+    else table->by_event.try_emplace(entry->event);
+  }
+  for (auto &[event, list] : table->by_event)
+    for (const auto &entry : entries)
+      if (entry->event == event || entry->event == HookRegistry::kAllEvents)
+        list.push_back(entry.get());
+  table->entries = std::move(entries);
+  table->defaults = std::move(defaults);
+  return table;
+}
+
+// The handler calls the current thread is inside of, innermost first: a linked list of stack
+// frames, so tracking costs no allocation.
+struct RunningCall {
+  const HandlerEntry *entry;
+  RunningCall *outer;
+};
+thread_local RunningCall *t_innermost_call = nullptr;
+
+int calls_on_this_thread(const HandlerEntry &entry) {
+  int count = 0;
+  for (auto *call = t_innermost_call; call; call = call->outer) count += call->entry == &entry;
+  return count;
+}
+
+// ---- injections --------------------------------------------------------------------------
+
+bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Drops C0 controls except \n and \t, DEL, and the C1 controls (U+0080..U+009F, encoded
+// C2 80..C2 9F): injected text reaches the model and terminals, where they can hide content.
+std::string sanitise_injection(std::string_view text) {
+  std::string clean;
+  clean.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F) continue;
+    if (byte == 0xC2 && i + 1 < text.size()) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9F) {
+        ++i;
+        continue;
+      }
+    }
+    clean.push_back(text[i]);
+  }
+  return clean;
+}
+
+// Cuts to at most `limit` bytes without splitting a UTF-8 sequence.
+void truncate_utf8(std::string &text, std::size_t limit) {
+  if (text.size() <= limit) return;
+  std::size_t cut = limit;
+  while (cut > 0 && is_continuation_byte(text[cut])) --cut;
+  text.resize(cut);
+}
+
+int message_severity(std::string_view level) {
+  return level == "error" ? 2 : level == "warning" ? 1 : 0;
+}
+
+// Folds handler results, in handler order, into `combined` (the caller's return value, so
+// the large HookResult is built in place rather than moved out at the end).
+class ResultCombiner {
+ public:
+  ResultCombiner(std::string_view event, json::object payload, HookResult &combined)
+      : event_(event), payload_(std::move(payload)), combined_(combined) {}
+
+  const json::object &payload() const { return payload_; }
+
+  // Returns true when the emit must stop here (deny).
+  bool add(HookResult &&result, const HandlerEntry &from) {
+    switch (result.action) {
+      case HookAction::Deny:
+        combined_ = std::move(result);  // the denial replaces whatever was gathered
+        denied_ = true;
+        return true;
+      case HookAction::Modify: apply_modify(std::move(result.data), from); break;
+      case HookAction::InjectContext: add_injection(result, from); break;
+      case HookAction::AskUser: keep_first_question(result); break;
+      case HookAction::Continue: break;
+    }
+    merge_user_facing_fields(result);
+    return false;
+  }
+
+  void finish() {
+    HookResult &out = combined_;
+    if (!denied_) {
+      out.action = asked_                    ? HookAction::AskUser
+                   : !out.injections.empty() ? HookAction::InjectContext
+                   : modified_               ? HookAction::Modify
+                                             : HookAction::Continue;
+      if (!out.injections.empty()) summarise_injections(out);
+    }
+    out.data = std::move(payload_);
+  }
+
+ private:
+  void apply_modify(json::value &&data, const HandlerEntry &from) {
+    if (!data.is_object()) {
+      log(LogLevel::Warning, kComponent,
+          fmt::format("handler {} returned modify for '{}' without an object `data`; ignored",
+                      from.label(), event_));
+      return;
+    }
+    payload_ = std::move(data.get_object());
+    modified_ = true;
+  }
+
+  void add_injection(const HookResult &result, const HandlerEntry &from) {
+    ContextInjection injection{sanitise_injection(result.context_injection),
+                               result.context_injection_role, result.ephemeral,
+                               result.append_to_last_tool_result};
+    const std::size_t limit = std::min(HookRegistry::kMaxInjectionBytes,
+                                       HookRegistry::kMaxInjectionBytesPerEmit - injected_bytes_);
+    if (injection.text.size() > limit) {
+      const std::size_t original = injection.text.size();
+      truncate_utf8(injection.text, limit);
+      log(LogLevel::Warning, kComponent,
+          fmt::format("injection from handler {} for '{}' truncated from {} to {} bytes "
+                      "(limits: {} per injection, {} per emit)",
+                      from.label(), event_, original, injection.text.size(),
+                      HookRegistry::kMaxInjectionBytes, HookRegistry::kMaxInjectionBytesPerEmit));
+    }
+    if (injection.text.empty()) return;
+    injected_bytes_ += injection.text.size();
+    combined_.injections.push_back(std::move(injection));
+  }
+
+  void keep_first_question(const HookResult &result) {
+    if (asked_) return;
+    asked_ = true;
+    combined_.approval_prompt = result.approval_prompt;
+    combined_.approval_options = result.approval_options;
+    combined_.approval_timeout = result.approval_timeout;
+    combined_.approval_default = result.approval_default;
+    combined_.reason = result.reason;
+  }
+
+  // Messages for the user from every handler are shown together, at the gravest level.
+  void merge_user_facing_fields(const HookResult &result) {
+    combined_.suppress_output = combined_.suppress_output || result.suppress_output;
+    if (!result.user_message.empty()) {
+      if (!combined_.user_message.empty()) combined_.user_message += '\n';
+      combined_.user_message += result.user_message;
+      if (message_severity(result.user_message_level) > message_severity(combined_.user_message_level))
+        combined_.user_message_level = result.user_message_level;
+    }
+    for (const auto &[key, value] : result.extra)
+      if (!combined_.extra.contains(key)) combined_.extra.emplace(key, value);
+  }
+
+  // The flat fields describe all injections together for callers that do not read
+  // `injections`. Flags hold only when they hold for every injection: calling a mix
+  // "ephemeral" would drop the durable parts, so the per-injection flags are the truth.
+  static void summarise_injections(HookResult &out) {
+    const auto &all = out.injections;
+    out.context_injection.clear();
+    for (const auto &injection : all) {
+      if (!out.context_injection.empty()) out.context_injection += "\n\n";
+      out.context_injection += injection.text;
+    }
+    out.context_injection_role = all.front().role;
+    out.ephemeral = std::all_of(all.begin(), all.end(), [](auto &i) { return i.ephemeral; });
+    out.append_to_last_tool_result = std::all_of(
+        all.begin(), all.end(), [](auto &i) { return i.append_to_last_tool_result; });
+  }
+
+  std::string_view event_;
+  json::object payload_;
+  HookResult &combined_;
+  bool denied_ = false;
+  bool modified_ = false;
+  bool asked_ = false;
+  std::size_t injected_bytes_ = 0;
+};
+
+// Writes `value` as `width` zero-padded digits.
+char *put_digits(char *out, unsigned value, int width) {
+  for (int i = width - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
+  return out + width;
+}
+
+// Formats without gmtime/strftime: glibc's gmtime_r takes a process-wide lock, and this runs
+// for every emitted event.
+std::size_t format_iso_timestamp(std::chrono::system_clock::time_point when, char (&out)[32]) {
+  using namespace std::chrono;
+  const auto ms = floor<milliseconds>(when);
+  const auto day = floor<days>(ms);
+  const year_month_day date{day};
+  const hh_mm_ss time{ms - day};
+  char *p = out;
+  p = put_digits(p, static_cast<unsigned>(static_cast<int>(date.year())), 4);
+  *p++ = '-';
+  p = put_digits(p, static_cast<unsigned>(date.month()), 2);
+  *p++ = '-';
+  p = put_digits(p, static_cast<unsigned>(date.day()), 2);
+  *p++ = 'T';
+  p = put_digits(p, static_cast<unsigned>(time.hours().count()), 2);
+  *p++ = ':';
+  p = put_digits(p, static_cast<unsigned>(time.minutes().count()), 2);
+  *p++ = ':';
+  p = put_digits(p, static_cast<unsigned>(time.seconds().count()), 2);
+  *p++ = '.';
+  p = put_digits(p, static_cast<unsigned>(time.subseconds().count()), 3);
+  *p++ = 'Z';
+  return static_cast<std::size_t>(p - out);
+}
+
+HookResult payload_only(json::object payload) {
+  HookResult result;
+  result.data = std::move(payload);
+  return result;
+}
+
+}  // namespace
+
+std::string iso_timestamp_now() {
+  char buffer[32];
+  return std::string(buffer, format_iso_timestamp(std::chrono::system_clock::now(), buffer));
+}
+
+struct HookRegistry::Impl {
+  // Guards `table` and `next_id`. Held only to copy or replace the pointer, and by writers
+  // while they rebuild (rare); never while a handler runs.
+  mutable std::mutex mutex;
+  std::shared_ptr<const Table> table = build_table({}, {});
+  HandlerId next_id = 1;
+
+  // unregister() sleeps here until a removed handler stops running.
+  std::mutex idle_mutex;
+  std::condition_variable idle;
+
+  std::shared_ptr<const Table> snapshot() const {
+    std::lock_guard lock(mutex);
+    return table;
+  }
+
+  // Marks the call as running unless the entry was removed since the snapshot was taken.
+  // Together with wait_until_idle this is a Dekker-style handshake: both sides write one
+  // seq_cst atomic and then read the other's, so at least one of them sees the other.
+  bool enter(HandlerEntry &entry) {
+    entry.running.fetch_add(1);
+    if (!entry.removed.load()) return true;
+    leave(entry);
+    return false;
+  }
+
+  void leave(HandlerEntry &entry) {
+    entry.running.fetch_sub(1);
+    if (entry.removed.load()) {
+      { std::lock_guard lock(idle_mutex); }  // orders the wake-up after the waiter's check
+      idle.notify_all();
+    }
+  }
+
+  void wait_until_idle(const HandlerEntry &entry) {
+    const int own_calls = calls_on_this_thread(entry);
+    std::unique_lock lock(idle_mutex);
+    idle.wait(lock, [&] { return entry.running.load() <= own_calls; });
+  }
+
+  template <class Predicate>
+  std::size_t remove_where(Predicate matches) {
+    std::vector<EntryPtr> removed;
+    {
+      std::lock_guard lock(mutex);
+      std::vector<EntryPtr> kept;
+      for (const auto &entry : table->entries) (matches(*entry) ? removed : kept).push_back(entry);
+      if (removed.empty()) return 0;
+      for (const auto &entry : removed) entry->removed.store(true);
+      table = build_table(std::move(kept), table->defaults);
+    }
+    for (const auto &entry : removed) {
+      wait_until_idle(*entry);
+      // Nobody can start it any more, so free what it captured now rather than whenever the
+      // last old snapshot dies (maybe after a module library was unloaded). Not while this
+      // very thread is still inside it, though.
+      if (calls_on_this_thread(*entry) == 0) HookHandler().swap(entry->handler);
+    }
+    return removed.size();
+  }
+
+  // One handler call: counted as running (unless removed meanwhile) and recorded as this
+  // thread's, for as long as the scope lives.
+  class CallScope {
+   public:
+    CallScope(Impl &registry, HandlerEntry &entry)
+        : registry_(registry), entry_(entry), frame_{&entry, t_innermost_call},
+          entered_(registry.enter(entry)) {
+      if (entered_) t_innermost_call = &frame_;
+    }
+    ~CallScope() {
+      if (!entered_) return;
+      t_innermost_call = frame_.outer;
+      registry_.leave(entry_);
+    }
+    CallScope(const CallScope &) = delete;
+    CallScope &operator=(const CallScope &) = delete;
+    bool entered() const { return entered_; }
+
+   private:
+    Impl &registry_;
+    HandlerEntry &entry_;
+    RunningCall frame_;
+    bool entered_;
+  };
+
+  static void log_failure(const HandlerEntry &entry, std::string_view event) {
+    std::string why = "a non-standard exception";
+    try {
+      throw;
+    } catch (const std::exception &e) {
+      why = e.what();
+    } catch (...) {
+    }
+    log(LogLevel::Error, kComponent, fmt::format("handler {} for '{}' failed: {}", entry.label(), event, why));
+  }
+
+  HookResult run(const HandlerList &handlers, std::string_view event, json::object payload) {
+    HookResult combined;
+    ResultCombiner combiner(event, std::move(payload), combined);
+    for (HandlerEntry *entry : handlers) {
+      CallScope scope(*this, *entry);
+      if (!scope.entered()) continue;
+      bool handler_returned = false;
+      try {
+        // Initialised straight from the call: a HookResult is large, so no copy or move.
+        HookResult result = entry->handler(event, combiner.payload());
+        handler_returned = true;
+        if (combiner.add(std::move(result), *entry)) break;
+      } catch (...) {
+        if (handler_returned) throw;  // the combiner ran out of memory: not the handler's fault
+        log_failure(*entry, event);
+      }
+    }
+    combiner.finish();
+    return combined;
+  }
+};
+
+HookRegistry::HookRegistry() : impl_(std::make_unique<Impl>()) {}
+HookRegistry::~HookRegistry() = default;
+
+HookRegistry::HandlerId HookRegistry::register_handler(std::string event, HookHandler handler,
+                                                       int priority, std::string name,
+                                                       std::uint64_t owner) {
+  if (event.empty()) throw std::invalid_argument("hook event name must not be empty");
+  if (!handler) throw std::invalid_argument("hook handler for '" + event + "' is empty");
+  auto entry = std::make_shared<HandlerEntry>();
+  entry->event = std::move(event);
+  entry->handler = std::move(handler);
+  entry->priority = priority;
+  entry->name = std::move(name);
+  entry->owner = owner;
+
+  std::lock_guard lock(impl_->mutex);
+  entry->id = impl_->next_id++;
+  auto entries = impl_->table->entries;
+  // After every entry of the same priority: ids grow, so this keeps registration order.
+  auto position = std::upper_bound(entries.begin(), entries.end(), priority,
+                                   [](int p, const EntryPtr &e) { return p < e->priority; });
+  entries.insert(position, entry);
+  impl_->table = build_table(std::move(entries), impl_->table->defaults);
+  return entry->id;
+}
+
+std::size_t HookRegistry::unregister(HandlerId id) {
+  return impl_->remove_where([id](const HandlerEntry &e) { return e.id == id; });
+}
+
+std::size_t HookRegistry::unregister(std::string_view name, std::uint64_t owner) {
+  if (name.empty()) return 0;  // unnamed handlers are removed by id or owner
+  return impl_->remove_where(
+      [&](const HandlerEntry &e) { return e.name == name && (owner == 0 || e.owner == owner); });
+}
+
+std::size_t HookRegistry::unregister_owner(std::uint64_t owner) {
+  if (owner == 0) return 0;  // 0 means "no owner", not "everyone"
+  return impl_->remove_where([owner](const HandlerEntry &e) { return e.owner == owner; });
+}
+
+void HookRegistry::set_default_fields(json::object fields) {
+  std::lock_guard lock(impl_->mutex);
+  auto table = std::make_shared<Table>(*impl_->table);
+  table->defaults = std::move(fields);
+  impl_->table = std::move(table);
+}
+
+HookResult HookRegistry::emit(std::string_view event, json::object data) {
+  const auto table = impl_->snapshot();
+  // emplace() keeps an existing key: the caller's own fields (and timestamp, e.g. when
+  // replaying recorded events) win over the defaults. One reserve instead of regrowing.
+  data.reserve(data.size() + table->defaults.size() + 1);
+  for (const auto &[key, value] : table->defaults) data.emplace(key, value);
+  char timestamp[32];
+  const auto length = format_iso_timestamp(std::chrono::system_clock::now(), timestamp);
+  data.emplace("timestamp", json::string_view(timestamp, length));
+  const HandlerList &handlers = table->handlers_for(event);
+  // Both paths return prvalues, so the (large) HookResult is never moved.
+  if (handlers.empty()) return payload_only(std::move(data));
+  return impl_->run(handlers, event, std::move(data));
+}
+
+bool HookRegistry::has_handlers(std::string_view event) const {
+  return !impl_->snapshot()->handlers_for(event).empty();
+}
+
+std::size_t HookRegistry::handler_count() const { return impl_->snapshot()->entries.size(); }
+
+}  // namespace amplifier

@@ -1,0 +1,513 @@
+// Mount plans: YAML -> MountPlan, validating everything and reporting every problem at once.
+//
+// Scalar typing. Config values become JSON with the YAML 1.2 core schema: plain scalars are
+// null (null, Null, NULL, ~, empty), booleans (true/false in three casings), integers
+// (decimal, 0o octal, 0x hex), floats (incl. .inf, -.inf, .nan), otherwise strings. Quoted
+// and block scalars, and scalars tagged !!str, stay strings.
+//
+// ${VAR} expansion happens before typing, so a plain `port: ${PORT:-8080}` is the number 8080
+// and `debug: ${DEBUG:-false}` a boolean, as if the value had been written there; quote it
+// ("${PORT:-8080}") to keep a string. One exception: a plain scalar that expands to nothing
+// (an unset variable, with a warning) is the empty string, not null, because what was written
+// there was a value. The `agents` section is passed through untouched: typed, not expanded.
+// (Inside flow collections, [..] and {..}, YAML itself requires ${...} to be quoted.)
+#include "amplifier/mount_plan.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+// GCC 12+ misreads yaml-cpp's Node::Scalar() (it throws a temporary) as a dangling pointer.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#include <yaml-cpp/yaml.h>
+#pragma GCC diagnostic pop
+#else
+#include <yaml-cpp/yaml.h>
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <regex>
+#include <span>
+#include <sstream>
+
+namespace amplifier {
+namespace json = boost::json;
+
+namespace {
+
+// ---- YAML 1.2 core schema ------------------------------------------------------------------
+
+std::optional<std::int64_t> parse_int64(std::string_view digits, int base) {
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::uint64_t> parse_uint64(std::string_view digits, int base) {
+  std::uint64_t value = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+// An integer literal: int64 when it fits, else uint64. Beyond 64 bits a decimal becomes an
+// approximate double; octal and hex digits have no such reading, so they stay text.
+json::value integer_value(std::string_view text, int base) {
+  std::string_view digits = text;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+  if (base != 10) digits.remove_prefix(2);  // "0o" / "0x"
+  if (auto magnitude = parse_uint64(digits, base)) {
+    if (!negative) {
+      if (*magnitude <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return static_cast<std::int64_t>(*magnitude);
+      return *magnitude;
+    }
+    if (auto value = parse_int64("-" + std::string(digits), base)) return *value;
+  }
+  if (base != 10) return json::string(text);
+  return std::strtod(std::string(text).c_str(), nullptr);
+}
+
+json::value core_schema_value(std::string_view text) {
+  static const std::regex decimal(R"([-+]?[0-9]+)");
+  static const std::regex octal(R"(0o[0-7]+)");
+  static const std::regex hexadecimal(R"(0x[0-9a-fA-F]+)");
+  static const std::regex floating(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  static const std::regex infinity(R"([-+]?\.(inf|Inf|INF))");
+  static const std::regex not_a_number(R"(\.(nan|NaN|NAN))");
+
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  // Cheap pre-check: every number starts with a sign, a digit or a dot.
+  const char first = text.front();
+  if (!(std::isdigit(static_cast<unsigned char>(first)) || first == '-' || first == '+' || first == '.'))
+    return json::string(text);
+  const std::string s(text);
+  if (std::regex_match(s, decimal)) return integer_value(text, 10);
+  if (std::regex_match(s, octal)) return integer_value(text, 8);
+  if (std::regex_match(s, hexadecimal)) return integer_value(text, 16);
+  if (std::regex_match(s, floating)) return std::strtod(s.c_str(), nullptr);
+  if (std::regex_match(s, infinity))
+    return first == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  if (std::regex_match(s, not_a_number)) return std::numeric_limits<double>::quiet_NaN();
+  return json::string(text);
+}
+
+std::string_view describe_kind(const json::value &v) {
+  switch (v.kind()) {
+    case json::kind::null: return "null";
+    case json::kind::bool_: return "a boolean";
+    case json::kind::int64:
+    case json::kind::uint64: return "an integer";
+    case json::kind::double_: return "a number";
+    case json::kind::string: return "a string";
+    case json::kind::array: return "a list";
+    case json::kind::object: return "a map";
+  }
+  return "a value";
+}
+
+std::string_view describe_node(const YAML::Node &node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "null";
+    default: return "a scalar";
+  }
+}
+
+// ---- keys and suggestions --------------------------------------------------------------------
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = diagonal + (std::tolower(a[i - 1]) != std::tolower(b[j - 1]));
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknown_key_message(std::string_view key, std::span<const std::string_view> known) {
+  std::string_view closest;
+  std::size_t best = 3;  // suggest only within edit distance 2
+  for (auto candidate : known) {
+    const std::size_t distance = edit_distance(key, candidate);
+    if (distance < best) best = distance, closest = candidate;
+  }
+  std::string message = fmt::format("unknown key '{}' (ignored)", key);
+  if (!closest.empty()) message += fmt::format("; did you mean '{}'?", closest);
+  return message;
+}
+
+bool is_valid_module_id(std::string_view id) {
+  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (id.empty() || !lower_or_digit(id.front())) return false;
+  return std::all_of(id.begin(), id.end(),
+                     [&](char c) { return lower_or_digit(c) || c == '.' || c == '_' || c == '-'; });
+}
+
+std::string child_path(const std::string &path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string item_path(const std::string &path, std::size_t index) {
+  return fmt::format("{}[{}]", path, index);
+}
+
+// ---- the parser ------------------------------------------------------------------------------
+
+constexpr std::array<std::string_view, 5> kTopLevelKeys = {"session", "providers", "tools", "hooks",
+                                                           "agents"};
+constexpr std::array<std::string_view, 3> kModuleKeys = {"module", "source", "config"};
+constexpr std::array<std::string_view, 4> kProviderKeys = {"module", "source", "config", "instance_id"};
+// Aliases make a small file describe an exponentially large tree; stop long before memory does.
+constexpr std::size_t kMaxConvertedNodes = 1'000'000;
+
+// One value in the document, with where it is and how to name it in messages.
+struct Field {
+  YAML::Node node;
+  std::string path;
+  PlanLocation where;
+};
+
+PlanLocation location_of(const YAML::Node &node, PlanLocation fallback) {
+  // yaml-cpp marks an empty value at the start of the next line; the key is the clearer place.
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return fallback;
+  return {mark.line + 1, mark.column + 1};
+}
+
+class PlanParser {
+ public:
+  PlanParser(std::string file, const EnvLookup &env) : file_(std::move(file)), env_(env) {}
+
+  MountPlan parse(std::string_view yaml_text) {
+    MountPlan plan;
+    plan.file = file_;
+    if (auto root = load_single_document(yaml_text)) parse_root(*root, plan);
+    if (!problems_.empty()) throw MountPlanError(std::move(problems_));
+    plan.warnings = std::move(warnings_);
+    return plan;
+  }
+
+ private:
+  void error(PlanLocation where, std::string key, std::string message) {
+    problems_.push_back({file_, where, std::move(key), std::move(message)});
+  }
+
+  void warn(PlanLocation where, std::string key, std::string message) {
+    warnings_.push_back(PlanProblem{file_, where, std::move(key), std::move(message)}.to_string());
+  }
+
+  std::optional<YAML::Node> load_single_document(std::string_view yaml_text) {
+    std::vector<YAML::Node> documents;
+    try {
+      documents = YAML::LoadAll(std::string(yaml_text));
+    } catch (const YAML::Exception &e) {
+      error({e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+      return std::nullopt;
+    }
+    if (documents.size() > 1) {
+      error(location_of(documents[1], {}), "", "a mount plan is a single YAML document, found several");
+      return std::nullopt;
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
+  }
+
+  // Visits a map's entries as Fields, reporting non-scalar and duplicate keys.
+  template <class Visit>
+  void for_each_entry(const Field &map, Visit visit) {
+    std::map<std::string, PlanLocation> seen;
+    // By value: yaml-cpp iterators yield temporaries (entry->first would dangle).
+    for (const auto entry : map.node) {
+      const YAML::Node &key = entry.first;
+      const PlanLocation key_where = location_of(key, map.where);
+      if (!key.IsScalar()) {
+        error(key_where, map.path, "keys must be strings, found " + std::string(describe_node(key)));
+        continue;
+      }
+      const std::string name = key.Scalar();
+      const std::string path = child_path(map.path, name);
+      if (auto [first, inserted] = seen.emplace(name, key_where); !inserted) {
+        error(key_where, path, fmt::format("duplicate key (first at line {})", first->second.line));
+        continue;
+      }
+      visit(name, key_where, Field{entry.second, path, location_of(entry.second, key_where)});
+    }
+  }
+
+  std::string expand(const std::string &text, const Field &field) {
+    if (text.find('$') == std::string::npos) return text;
+    std::vector<std::string> unset;
+    std::string expanded = expand_env(text, env_, &unset);
+    for (const auto &name : unset)
+      warn(field.where, field.path, fmt::format("environment variable {} is not set; using \"\"", name));
+    return expanded;
+  }
+
+  json::value scalar_to_json(const Field &field, bool expand_variables) {
+    const std::string &written = field.node.Scalar();
+    const std::string text = expand_variables ? expand(written, field) : written;
+    const std::string &tag = field.node.Tag();
+    // "!" is yaml-cpp's tag for quoted and block scalars.
+    if (tag == "!" || tag == "tag:yaml.org,2002:str") return json::string(text);
+    if (tag != "?") warn(field.where, field.path, fmt::format("tag '{}' ignored", tag));
+    if (text.empty() && !written.empty()) return json::string();  // see the file comment
+    return core_schema_value(text);
+  }
+
+  json::value to_json(const Field &field, bool expand_variables) {
+    if (++converted_nodes_ > kMaxConvertedNodes) {
+      if (converted_nodes_ == kMaxConvertedNodes + 1)
+        error(field.where, field.path, "document too large once aliases are expanded");
+      return nullptr;
+    }
+    switch (field.node.Type()) {
+      case YAML::NodeType::Scalar: return scalar_to_json(field, expand_variables);
+      case YAML::NodeType::Sequence: {
+        json::array array;
+        for (std::size_t i = 0; i < field.node.size(); ++i) {
+          const YAML::Node item = field.node[i];
+          array.push_back(to_json({item, item_path(field.path, i), location_of(item, field.where)},
+                                  expand_variables));
+        }
+        return array;
+      }
+      case YAML::NodeType::Map: {
+        json::object object;
+        for_each_entry(field, [&](const std::string &key, PlanLocation, const Field &value) {
+          object[key] = to_json(value, expand_variables);
+        });
+        return object;
+      }
+      default: return nullptr;
+    }
+  }
+
+  // A map converted to JSON; null counts as empty. Reports anything else.
+  json::object read_map(const Field &field, bool expand_variables) {
+    if (field.node.IsNull()) return {};
+    if (!field.node.IsMap()) {
+      error(field.where, field.path, fmt::format("expected a map, got {}", describe_node(field.node)));
+      return {};
+    }
+    json::value converted = to_json(field, expand_variables);
+    return converted.is_object() ? std::move(converted.get_object()) : json::object();
+  }
+
+  // A string value (typed like config, so `module: 123` is reported as an integer).
+  std::optional<std::string> read_string(const Field &field) {
+    if (field.node.IsNull()) return std::nullopt;
+    if (!field.node.IsScalar()) {
+      error(field.where, field.path, fmt::format("expected a string, got {}", describe_node(field.node)));
+      return std::nullopt;
+    }
+    json::value value = scalar_to_json(field, true);
+    if (!value.is_string()) {
+      error(field.where, field.path,
+            fmt::format("expected a string, got {} '{}' (quote it)", describe_kind(value), field.node.Scalar()));
+      return std::nullopt;
+    }
+    return std::string(value.get_string());
+  }
+
+  std::string read_module_id(const Field &field) {
+    const auto id = read_string(field);
+    if (!id) {
+      if (field.node.IsNull()) error(field.where, field.path, "module id is empty");
+      return {};
+    }
+    if (id->empty()) {
+      error(field.where, field.path, "module id is empty");
+    } else if (!is_valid_module_id(*id)) {
+      error(field.where, field.path,
+            fmt::format("invalid module id '{}': module ids name files, so they must match "
+                        "[a-z0-9][a-z0-9._-]*",
+                        *id));
+    }
+    return *id;
+  }
+
+  // {module, source?, config?[, instance_id?]}, or for session slots also a bare module id.
+  ModuleSpec read_module_spec(const Field &field, bool accepts_id_string, bool accepts_instance_id) {
+    ModuleSpec spec;
+    spec.location = field.where;
+    if (accepts_id_string && field.node.IsScalar()) {
+      spec.module = read_module_id(field);
+      return spec;
+    }
+    if (!field.node.IsMap()) {
+      error(field.where, field.path,
+            fmt::format("expected {}, got {}", accepts_id_string ? "a module id or a map with 'module'" : "a map with 'module'",
+                        describe_node(field.node)));
+      return spec;
+    }
+    bool has_module = false;
+    for_each_entry(field, [&](const std::string &key, PlanLocation key_where, const Field &value) {
+      if (key == "module") {
+        has_module = true;
+        spec.module = read_module_id(value);
+      } else if (key == "source") {
+        spec.source = read_string(value).value_or("");
+      } else if (key == "config") {
+        spec.config = read_map(value, true);
+      } else if (key == "instance_id" && accepts_instance_id) {
+        spec.instance_id = read_string(value).value_or("");
+        if (spec.instance_id.empty()) error(value.where, value.path, "instance_id is empty");
+      } else {
+        warn(key_where, value.path,
+             accepts_instance_id ? unknown_key_message(key, kProviderKeys) : unknown_key_message(key, kModuleKeys));
+      }
+    });
+    if (!has_module) error(field.where, child_path(field.path, "module"), "missing required key");
+    return spec;
+  }
+
+  std::vector<ModuleSpec> read_module_list(const Field &field, bool accepts_instance_id) {
+    std::vector<ModuleSpec> specs;
+    if (field.node.IsNull()) return specs;
+    if (!field.node.IsSequence()) {
+      error(field.where, field.path, fmt::format("expected a list, got {}", describe_node(field.node)));
+      return specs;
+    }
+    for (std::size_t i = 0; i < field.node.size(); ++i) {
+      const YAML::Node item = field.node[i];
+      specs.push_back(read_module_spec({item, item_path(field.path, i), location_of(item, field.where)},
+                                       false, accepts_instance_id));
+    }
+    return specs;
+  }
+
+  // Providers and tools are looked up by mount name, so two with one name cannot both mount.
+  void check_unique_mount_names(const std::vector<ModuleSpec> &specs, std::string_view section) {
+    std::map<std::string_view, std::size_t> first_index;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const std::string &name = specs[i].mount_name();
+      if (name.empty()) continue;  // already reported
+      auto [first, inserted] = first_index.emplace(name, i);
+      if (inserted) continue;
+      error(specs[i].location, fmt::format("{}[{}]", section, i),
+            fmt::format("duplicate mount name '{}' (also {}[{}] at line {}){}", name, section, first->second,
+                        specs[first->second].location.line,
+                        section == "providers" ? "; give one a distinct instance_id" : ""));
+    }
+  }
+
+  void read_session(const Field &field, MountPlan &plan) {
+    if (!field.node.IsMap()) {
+      error(field.where, field.path,
+            fmt::format("expected a map with 'orchestrator' and 'context', got {}", describe_node(field.node)));
+      return;
+    }
+    bool has_orchestrator = false, has_context = false;
+    for_each_entry(field, [&](const std::string &key, PlanLocation, const Field &value) {
+      if (key == "orchestrator") {
+        has_orchestrator = true;
+        plan.orchestrator = read_module_spec(value, true, false);
+      } else if (key == "context") {
+        has_context = true;
+        plan.context = read_module_spec(value, true, false);
+      } else {
+        plan.session_extra[key] = to_json(value, true);
+      }
+    });
+    if (!has_orchestrator) error(field.where, "session.orchestrator", "missing required key");
+    if (!has_context) error(field.where, "session.context", "missing required key");
+  }
+
+  void parse_root(const YAML::Node &root, MountPlan &plan) {
+    const Field document{root, "", location_of(root, {1, 1})};
+    if (root.IsNull()) {
+      error(document.where, "session", "the mount plan is empty; 'session' is required");
+      return;
+    }
+    if (!root.IsMap()) {
+      error(document.where, "", fmt::format("a mount plan is a map of sections, got {}", describe_node(root)));
+      return;
+    }
+    bool has_session = false;
+    for_each_entry(document, [&](const std::string &key, PlanLocation key_where, const Field &value) {
+      if (key == "session") {
+        has_session = true;
+        read_session(value, plan);
+      } else if (key == "providers") {
+        plan.providers = read_module_list(value, true);
+      } else if (key == "tools") {
+        plan.tools = read_module_list(value, false);
+      } else if (key == "hooks") {
+        plan.hooks = read_module_list(value, false);
+      } else if (key == "agents") {
+        plan.agents = read_map(value, false);
+      } else {
+        warn(key_where, key, unknown_key_message(key, kTopLevelKeys));
+      }
+    });
+    if (!has_session) error(document.where, "session", "missing required section");
+    check_unique_mount_names(plan.providers, "providers");
+    check_unique_mount_names(plan.tools, "tools");
+  }
+
+  std::string file_;
+  const EnvLookup &env_;
+  std::vector<PlanProblem> problems_;
+  std::vector<std::string> warnings_;
+  std::size_t converted_nodes_ = 0;
+};
+
+std::string describe_problems(const std::vector<PlanProblem> &problems) {
+  if (problems.size() == 1) return "invalid mount plan: " + problems.front().to_string();
+  std::string text = fmt::format("invalid mount plan ({} problems):", problems.size());
+  for (const auto &problem : problems) text += "\n  " + problem.to_string();
+  return text;
+}
+
+}  // namespace
+
+std::string PlanProblem::to_string() const {
+  std::string text = file;
+  if (location.line > 0) text += fmt::format(":{}:{}", location.line, location.column);
+  text += ": ";
+  if (!key.empty()) text += key + ": ";
+  return text + message;
+}
+
+MountPlanError::MountPlanError(std::vector<PlanProblem> problems)
+    : std::runtime_error(describe_problems(problems)), problems_(std::move(problems)) {}
+
+MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label, const EnvLookup &env) {
+  return PlanParser(std::move(file_label), env).parse(yaml_text);
+}
+
+MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env) {
+  auto unreadable = [&](std::string reason) {
+    return MountPlanError({PlanProblem{file.string(), {}, "", "cannot read mount plan: " + reason}});
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw unreadable("it is a directory");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw unreadable(std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw unreadable("read error");
+  return parse_mount_plan(text.str(), file.string(), env);
+}
+
+}  // namespace amplifier

@@ -1,0 +1,81 @@
+// expand_env: ${VAR}, ${VAR:-default}, $$ escapes, malformed references.
+#include "amplifier/mount_plan.hpp"
+#include "plan_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace amplifier;
+
+namespace {
+
+std::string expand(std::string_view text, std::vector<std::string> *unset = nullptr) {
+  static const EnvLookup env = fake_env({{"HOME", "/home/ada"}, {"EMPTY", ""}, {"NESTED", "${HOME}"}});
+  return expand_env(text, env, unset);
+}
+
+}  // namespace
+
+TEST_CASE("plain text is unchanged") {
+  CHECK(expand("") == "");
+  CHECK(expand("no variables here") == "no variables here");
+  CHECK(expand("a lone $ sign, $HOME without braces, trailing $") == "a lone $ sign, $HOME without braces, trailing $");
+}
+
+TEST_CASE("${VAR} is replaced by its value") {
+  CHECK(expand("${HOME}") == "/home/ada");
+  CHECK(expand("dir=${HOME}/x and ${HOME}") == "dir=/home/ada/x and /home/ada");
+}
+
+TEST_CASE("values are inserted literally, never expanded again") {
+  CHECK(expand("${NESTED}") == "${HOME}");
+}
+
+TEST_CASE("unset variables expand to nothing and are reported") {
+  std::vector<std::string> unset;
+  CHECK(expand("key=${MISSING};${ALSO_MISSING}", &unset) == "key=;");
+  CHECK(unset == std::vector<std::string>{"MISSING", "ALSO_MISSING"});
+  CHECK(expand("${MISSING}") == "");  // reporting is optional
+}
+
+TEST_CASE("a set but empty variable is not reported as unset") {
+  std::vector<std::string> unset;
+  CHECK(expand("[${EMPTY}]", &unset) == "[]");
+  CHECK(unset.empty());
+}
+
+TEST_CASE("${VAR:-default} uses the default when unset or empty") {
+  std::vector<std::string> unset;
+  CHECK(expand("${MISSING:-fallback}", &unset) == "fallback");
+  CHECK(expand("${EMPTY:-fallback}", &unset) == "fallback");
+  CHECK(expand("${HOME:-fallback}", &unset) == "/home/ada");
+  CHECK(expand("${MISSING:-}", &unset) == "");
+  CHECK(expand("${MISSING:-a:b-c}", &unset) == "a:b-c");
+  CHECK(unset.empty());
+}
+
+TEST_CASE("defaults may contain references and escapes") {
+  CHECK(expand("${MISSING:-${HOME}/cache}") == "/home/ada/cache");
+  CHECK(expand("${MISSING:-${OTHER:-deep}}") == "deep");
+  CHECK(expand("${MISSING:-cost $$5}") == "cost $5");
+  std::vector<std::string> unset;
+  CHECK(expand("${MISSING:-${INNER}}", &unset) == "");
+  CHECK(unset == std::vector<std::string>{"INNER"});
+}
+
+TEST_CASE("$$ is a literal dollar") {
+  CHECK(expand("$$") == "$");
+  CHECK(expand("$${HOME}") == "${HOME}");
+  CHECK(expand("$$$${HOME}") == "$${HOME}");
+  CHECK(expand("$$${HOME}") == "$/home/ada");
+  CHECK(expand("price: $$5") == "price: $5");
+}
+
+TEST_CASE("malformed references are kept as written") {
+  CHECK(expand("${") == "${");
+  CHECK(expand("${HOME") == "${HOME");
+  CHECK(expand("${}") == "${}");
+  CHECK(expand("${1ABC}") == "${1ABC}");
+  CHECK(expand("${HOME-x}") == "${HOME-x}");
+  CHECK(expand("${MISSING:-unclosed") == "${MISSING:-unclosed");
+  CHECK(expand("${BAD NAME}") == "${BAD NAME}");
+}
