@@ -293,6 +293,8 @@ class HookModule : public ModuleBase {
 // --------------------------------------------------------------------------------------------
 namespace detail {
 
+inline uint32_t minimum_host_minor() noexcept { return AMP_ABI_VERSION_MINOR; }
+
 inline amp_status report(amp_writer *error, const char *what) noexcept {
   write_to(error, what);
   return AMP_ERROR;
@@ -476,6 +478,12 @@ struct Tables<M> {
   }
 };
 
+// Whether a host speaking ABI major.minor can run this module (a function, not an inline
+// comparison, so `minor < 0` for ABI x.0 does not trip -Wtype-limits in every module).
+inline bool host_can_load(uint32_t host_major, uint32_t host_minor) noexcept {
+  return host_major == AMP_ABI_VERSION_MAJOR && host_minor >= minimum_host_minor();
+}
+
 template <class M>
 const amp_module_descriptor *describe(const char *id, const char *version,
                                       const char *description) noexcept {
@@ -542,8 +550,7 @@ class CallbackSink {
 #define AMP_DEFINE_MODULE(CLASS, ID, VERSION, DESCRIPTION)                                     \
   extern "C" AMP_EXPORT const amp_module_descriptor *amplifier_module_entry(                   \
       uint32_t host_abi_major, uint32_t host_abi_minor, const amp_host_api *host_api) {        \
-    if (host_abi_major != AMP_ABI_VERSION_MAJOR || host_abi_minor < AMP_ABI_VERSION_MINOR ||   \
-        host_api == nullptr)                                                                   \
+    if (!::amp::sdk::detail::host_can_load(host_abi_major, host_abi_minor) || !host_api)     \
       return nullptr;                                                                          \
     ::amp::sdk::host_api_slot() = host_api;                                                    \
     return ::amp::sdk::detail::describe<CLASS>(ID, VERSION, DESCRIPTION);                      \

@@ -54,8 +54,14 @@ void violation(const MountedModule *reporter, const std::string &what) {
 
 }  // namespace
 
+boost::json::parse_options kernel_parse_options() {
+  boost::json::parse_options options;
+  options.max_depth = 256;  // Boost's default (32) rejects legitimately nested tool inputs
+  return options;
+}
+
 bool is_valid_json(std::string_view text) {
-  boost::json::basic_parser<NullHandler> parser(boost::json::parse_options{});
+  boost::json::basic_parser<NullHandler> parser(kernel_parse_options());
   boost::json::error_code ec;
   std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
   return !ec && used == text.size() && parser.done();
@@ -77,7 +83,7 @@ std::string_view to_string(amp_status status) {
 std::string normalise_error_payload(amp_status status, std::string_view payload_json,
                                     std::string_view module_id) {
   boost::json::error_code ec;
-  boost::json::value parsed = boost::json::parse(payload_json, ec);
+  boost::json::value parsed = boost::json::parse(payload_json, ec, {}, kernel_parse_options());
   boost::json::object error;
   if (!ec && parsed.is_object()) error = std::move(parsed.as_object());
   if (!error.contains("kind") || !error["kind"].is_string())

@@ -5,6 +5,8 @@
 #pragma once
 #include "amplifier/coordinator.hpp"
 
+#include <boost/json/parse_options.hpp>
+
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -55,6 +57,9 @@ class CallRegistry {
   std::condition_variable idle_;
   std::unordered_map<amp_call_id, std::shared_ptr<CallRecord>> calls_;
 };
+
+// Parse options for every JSON document the kernel reads from a module.
+boost::json::parse_options kernel_parse_options();
 
 // Validates JSON text without building a document (cheap enough for every stream event).
 bool is_valid_json(std::string_view text);

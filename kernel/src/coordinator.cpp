@@ -42,7 +42,7 @@ amp_module_kind expected_kind(std::string_view mount_point) {
 boost::json::value parse_module_json(const MountedModule &m, const std::string &text,
                                      const char *what) {
   boost::json::error_code ec;
-  auto v = boost::json::parse(text, ec);
+  auto v = boost::json::parse(text, ec, {}, kernel_parse_options());
   if (ec)
     throw ModuleLoadError(fmt::format("module '{}': {} is not valid JSON ({})", m.id(), what,
                                       ec.message()));
@@ -149,8 +149,20 @@ void Coordinator::describe_mounted(MountedModule &m) {
 void Coordinator::unmount_last() {
   auto m = std::move(mounted_.back());
   mounted_.pop_back();
-  destroy_instance(*m);
+  if (!destroy_instance(*m)) stuck_.push_back(std::move(m));
 }
+
+namespace {
+// Waits (teardown only) until no thread runs inside the module's code.
+bool wait_invocations_done(const MountedModule &m, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (m.active_invocations.load() > 0) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+}  // namespace
 
 std::vector<std::pair<std::string, std::string>> Coordinator::run_session_ready() {
   std::vector<std::pair<std::string, std::string>> failures;
@@ -164,7 +176,7 @@ std::vector<std::pair<std::string, std::string>> Coordinator::run_session_ready(
   return failures;
 }
 
-void Coordinator::destroy_instance(MountedModule &m) {
+bool Coordinator::destroy_instance(MountedModule &m) {
   // Calls still running on the instance are cancelled and given time to end; a module that
   // ignores cancellation has its calls ended by the kernel, so no caller waits forever.
   auto running = calls_->in_flight(&m);
@@ -186,8 +198,15 @@ void Coordinator::destroy_instance(MountedModule &m) {
   if (orchestrator_ == &m) orchestrator_ = nullptr;
   if (context_ == &m) context_ = nullptr;
   std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
+  if (!wait_invocations_done(m, kUnmountGrace)) {
+    log(LogLevel::Error, kComponent,
+        fmt::format("module '{}' is still running code after its calls ended; it is left "
+                    "loaded and not destroyed", m.id()));
+    return false;
+  }
   m.module->descriptor->destroy(m.instance);
   m.instance = nullptr;
+  return true;
 }
 
 void Coordinator::unmount_all() {
@@ -272,6 +291,7 @@ amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::strin
                                              amp_call_id *out_id) {
   auto call = calls_->create(provider, caller, std::move(observer));
   if (out_id) *out_id = call->id;
+  InvocationGuard inside(provider);
   provider.table<amp_provider_vtable>()->complete(
       provider.instance, call->id, amp_str{request_json.data(), request_json.size()});
   return call->id;
@@ -282,8 +302,10 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
                                          const MountedModule *caller, amp_call_id *out_id) {
   auto call = calls_->create(tool, caller, std::move(observer));
   if (out_id) *out_id = call->id;
+  tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
   boost::asio::post(workers_->tools, [&tool, id = call->id, name = std::move(tool_name),
                                       input = std::move(input_json)] {
+    InvocationGuard inside(tool, std::adopt_lock);
     tool.table<amp_tool_vtable>()->execute(tool.instance, id, amp_str{name.data(), name.size()},
                                            amp_str{input.data(), input.size()});
   });
@@ -296,7 +318,9 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
   auto call = calls_->create(*orchestrator_, nullptr, std::move(observer));
   MountedModule *orchestrator = orchestrator_;
   std::lock_guard lock(workers_->turn_mutex);
+  orchestrator->active_invocations.fetch_add(1);
   workers_->turn_thread = std::thread([orchestrator, id = call->id, prompt = std::move(prompt_json)] {
+    InvocationGuard inside(*orchestrator, std::adopt_lock);
     orchestrator->table<amp_orchestrator_vtable>()->execute(
         orchestrator->instance, id, amp_str{prompt.data(), prompt.size()});
   });
@@ -319,6 +343,7 @@ bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedMo
   while (previous < wanted && !call->own_level.compare_exchange_weak(previous, wanted)) {
   }
   MountedModule &m = *call->callee;
+  InvocationGuard inside(m);
   amp_cancel_level abi = to_abi(level);
   switch (m.kind()) {
     case AMP_KIND_PROVIDER: m.table<amp_provider_vtable>()->cancel(m.instance, id, abi); break;

@@ -49,7 +49,7 @@ amp_status guard(amp_host *h, const char *what, Fn &&fn) noexcept {
 std::optional<boost::json::value> parse_payload(amp_host *h, std::string_view text,
                                                 const char *what) {
   boost::json::error_code ec;
-  boost::json::value v = boost::json::parse(text, ec);
+  boost::json::value v = boost::json::parse(text, ec, {}, kernel_parse_options());
   if (ec) {
     log(LogLevel::Warning, "host-api",
         fmt::format("module '{}' passed invalid JSON to {}: {}", module_label(h), what, ec.message()));
@@ -127,7 +127,7 @@ amp_status api_hook_register(amp_host *h, amp_str event, int32_t priority, amp_s
         throw std::runtime_error(fmt::format("hook '{}' failed with status {}", label, to_string(s)));
       if (reply.empty()) return HookResult{};
       boost::json::error_code ec;
-      auto v = boost::json::parse(reply, ec);
+      auto v = boost::json::parse(reply, ec, {}, kernel_parse_options());
       if (ec) throw std::runtime_error(fmt::format("hook '{}' returned invalid JSON", label));
       return HookResult::from_json(v);
     };
@@ -177,7 +177,7 @@ amp_status api_channel_contribute(amp_host *h, amp_str channel, amp_str name,
                                      }};
                    if (fn(user_data, &writer) != AMP_OK)
                      throw std::runtime_error(fmt::format("contributor '{}' failed", label));
-                   return boost::json::parse(reply);
+                   return boost::json::parse(reply, {}, kernel_parse_options());
                  },
                  self.owner_id);
     return AMP_OK;
@@ -291,6 +291,7 @@ amp_status with_context(amp_host *h, const char *what, Fn &&fn) {
   return guard(h, what, [&](Coordinator &c, MountedModule &) {
     MountedModule *ctx = c.context();
     if (!ctx) return AMP_NOT_FOUND;
+    InvocationGuard inside(*ctx);
     return fn(*ctx->table<amp_context_vtable>(), ctx->instance);
   });
 }

@@ -33,7 +33,7 @@ struct TurnWait {
 TurnResult to_turn_result(amp_status status, const std::string &payload) {
   TurnResult result;
   boost::json::error_code ec;
-  auto v = boost::json::parse(payload, ec);
+  auto v = boost::json::parse(payload, ec, {}, kernel_parse_options());
   if (status != AMP_OK) {
     result.status = status == AMP_CANCELLED ? "cancelled" : "error";
     result.error = ec ? boost::json::value(payload) : v;

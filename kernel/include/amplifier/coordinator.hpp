@@ -9,6 +9,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <atomic>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +48,10 @@ struct MountedModule {
   void *instance = nullptr;        // the module's own pointer
   int priority = 100;              // providers: lower is preferred
   boost::json::value info;         // providers: get_info() at mount time
+  // Threads currently executing inside the module's code on the kernel's behalf. A module may
+  // end a call (call_finish) and still be returning through its own code, so the instance is
+  // destroyed, and its library unloaded, only once this is back to zero.
+  std::atomic<int> active_invocations{0};
 
   std::string_view id() const { return module->id(); }
   amp_module_kind kind() const { return module->descriptor->kind; }
@@ -53,6 +59,20 @@ struct MountedModule {
   const Table *table() const {
     return static_cast<const Table *>(module->descriptor->kind_table);
   }
+};
+
+// Counts one thread inside a module's code for the guard's lifetime.
+class InvocationGuard {
+ public:
+  explicit InvocationGuard(MountedModule &m) : m_(m) { m_.active_invocations.fetch_add(1); }
+  // Takes over an invocation counted earlier (when work is queued for another thread).
+  InvocationGuard(MountedModule &m, std::adopt_lock_t) : m_(m) {}
+  ~InvocationGuard() { m_.active_invocations.fetch_sub(1); }
+  InvocationGuard(const InvocationGuard &) = delete;
+  InvocationGuard &operator=(const InvocationGuard &) = delete;
+
+ private:
+  MountedModule &m_;
 };
 
 // What the kernel does with the events and the end of a call it started (or that a module
@@ -130,7 +150,8 @@ class Coordinator {
   void on_session_cancel(CancelLevel level);
   void describe_mounted(MountedModule &m);
   void unmount_last();
-  void destroy_instance(MountedModule &m);
+  // Returns false when the module's code is still running and the instance must be kept.
+  bool destroy_instance(MountedModule &m);
   struct Workers;
 
   HookRegistry &hooks_;
@@ -152,6 +173,9 @@ class Coordinator {
   };
   std::map<std::string, std::vector<Contribution>, std::less<>> channels_;
 
+  // Instances whose code never returned during unmount: kept (and their libraries loaded)
+  // until the process ends, because unloading them would crash the threads still inside.
+  std::vector<std::unique_ptr<MountedModule>> stuck_;
   std::unique_ptr<CallRegistry> calls_;
   std::unique_ptr<Workers> workers_;
   std::size_t cancel_listener_ = 0;

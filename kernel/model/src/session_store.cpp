@@ -1,0 +1,239 @@
+// The session store: ids, locations, listing, locking and migration.
+#include "amplifier/session_store.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+namespace amplifier::session_store {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_id_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+bool is_alphanumeric(char c) { return is_id_char(c) && c != '-' && c != '_'; }
+
+std::optional<std::string> environment(const char *name) {
+  const char *value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+// $HOME, else the passwd entry (getpwuid_r: modules call this from several threads).
+fs::path home_directory() {
+  if (auto home = environment("HOME")) return *home;
+  long size_hint = ::sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buffer(size_hint > 0 ? static_cast<std::size_t>(size_hint) : 16384);
+  passwd entry{};
+  passwd *found = nullptr;
+  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found &&
+      found->pw_dir && *found->pw_dir)
+    return found->pw_dir;
+  throw std::runtime_error(
+      "cannot locate the session store: HOME is not set and the user has no home entry");
+}
+
+std::string modification_time(const fs::path &file) {
+  std::error_code error;
+  const auto written = fs::last_write_time(file, error);
+  if (error) return {};
+  using namespace std::chrono;
+  const auto system = time_point_cast<milliseconds>(file_clock::to_sys(written));
+  const std::time_t seconds = system_clock::to_time_t(system);
+  const auto millis = system.time_since_epoch().count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  char with_millis[48];  // the same shape as utc_timestamp_now(), so the two sort together
+  std::snprintf(with_millis, sizeof with_millis, "%s.%03dZ", text, static_cast<int>(millis));
+  return with_millis;
+}
+
+// A summary from the transcript alone, for sessions without metadata (legacy stores).
+SessionSummary summary_from_transcript(const std::string &id, const SessionFiles &files) {
+  SessionSummary summary;
+  summary.id = id;
+  summary.updated = modification_time(files.transcript);
+  try {
+    const auto transcript = transcript::load_transcript(files.transcript);
+    summary.preview = one_line_preview(first_prompt(transcript.records), 80);
+    for (const auto &record : transcript.records) {
+      const auto *message = record.message.if_object();
+      const auto *role = message ? message->if_contains("role") : nullptr;
+      if (role && role->is_string() && role->get_string() == "user") ++summary.turn_count;
+    }
+  } catch (const std::exception &e) {
+    summary.problem = e.what();
+  }
+  return summary;
+}
+
+SessionSummary summarise(const std::string &id, const SessionFiles &files) {
+  std::optional<SessionMetadata> metadata;
+  try {
+    metadata = read_metadata(files.metadata);
+  } catch (const std::exception &e) {
+    SessionSummary summary = summary_from_transcript(id, files);
+    summary.problem = std::string("unreadable metadata: ") + e.what();
+    return summary;
+  }
+  if (!metadata) return summary_from_transcript(id, files);
+  SessionSummary summary;
+  summary.id = id;
+  summary.updated = metadata->updated.empty() ? modification_time(files.transcript) : metadata->updated;
+  summary.turn_count = metadata->turn_count;
+  summary.provider = metadata->provider;
+  summary.model = metadata->model;
+  summary.preview = metadata->preview.value_or("");
+  return summary;
+}
+
+fs::path unused_backup_path(const fs::path &transcript) {
+  fs::path backup = transcript;
+  backup += ".bak";
+  for (int n = 1; fs::exists(backup); ++n) {
+    backup = transcript;
+    backup += ".bak." + std::to_string(n);
+  }
+  return backup;
+}
+
+std::string encode_all(const std::vector<transcript::Record> &records) {
+  std::string text;
+  for (const auto &record : records) text += transcript::encode_line(record);
+  return text;
+}
+
+}  // namespace
+
+bool is_valid_session_id(std::string_view id) {
+  return !id.empty() && id.size() <= kMaxSessionIdLength && is_alphanumeric(id.front()) &&
+         std::all_of(id.begin(), id.end(), is_id_char);
+}
+
+void check_session_id(std::string_view id) {
+  if (is_valid_session_id(id)) return;
+  std::string shown(id.substr(0, 80));
+  throw std::invalid_argument(
+      "'" + shown + "' is not a valid session id: ids are 1 to " +
+      std::to_string(kMaxSessionIdLength) +
+      " letters, digits, '-' or '_', starting with a letter or digit (like a UUID)");
+}
+
+fs::path default_store_dir() {
+  if (auto data_home = environment("XDG_DATA_HOME"); data_home && fs::path(*data_home).is_absolute())
+    return fs::path(*data_home) / "amplifier" / "sessions";
+  return home_directory() / ".local" / "share" / "amplifier" / "sessions";
+}
+
+fs::path resolve_store_dir(std::string_view configured) {
+  if (configured.empty()) return default_store_dir();
+  if (configured == "~") return home_directory();
+  if (configured.starts_with("~/")) return home_directory() / fs::path(configured.substr(2));
+  return fs::path(configured);
+}
+
+SessionFiles session_files(const fs::path &store, std::string_view id) {
+  check_session_id(id);
+  const fs::path directory = store / std::string(id);
+  return SessionFiles{directory, directory / kTranscriptFileName, directory / kMetadataFileName};
+}
+
+bool session_exists(const fs::path &store, std::string_view id) {
+  std::error_code error;
+  return fs::is_regular_file(session_files(store, id).transcript, error);
+}
+
+std::vector<SessionSummary> list_sessions(const fs::path &store) {
+  std::vector<SessionSummary> sessions;
+  std::error_code error;
+  if (!fs::is_directory(store, error)) return sessions;
+  for (const auto &entry : fs::directory_iterator(store, error)) {
+    const std::string id = entry.path().filename().string();
+    if (!is_valid_session_id(id) || !entry.is_directory(error)) continue;
+    const SessionFiles files = session_files(store, id);
+    if (!fs::is_regular_file(files.transcript, error)) continue;
+    sessions.push_back(summarise(id, files));
+  }
+  std::sort(sessions.begin(), sessions.end(), [](const auto &a, const auto &b) {
+    return a.updated != b.updated ? a.updated > b.updated : a.id < b.id;
+  });
+  return sessions;
+}
+
+std::optional<SessionLock> SessionLock::try_acquire(const fs::path &directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot open session directory " + directory.string());
+  int result;
+  do {
+    result = ::flock(fd, LOCK_EX | LOCK_NB);
+  } while (result != 0 && errno == EINTR);
+  if (result != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) return std::nullopt;
+    throw std::system_error(error, std::generic_category(),
+                            "cannot lock session directory " + directory.string());
+  }
+  return SessionLock(fd);
+}
+
+SessionLock::~SessionLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+SessionLock::SessionLock(SessionLock &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+SessionLock &SessionLock::operator=(SessionLock &&other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+MigrationResult migrate_session(const fs::path &store, std::string_view id) {
+  const SessionFiles files = session_files(store, id);
+  if (!fs::is_regular_file(files.transcript))
+    throw std::runtime_error("no session '" + std::string(id) + "' in " + store.string());
+  auto lock = SessionLock::try_acquire(files.directory);
+  if (!lock)
+    throw std::runtime_error("session '" + std::string(id) +
+                             "' is in use by another process; migrate it once that has ended");
+  const std::string original = transcript::read_file(files.transcript);
+  transcript::Transcript loaded = transcript::parse_transcript(original);
+  if (loaded.newer_format_lines > 0)
+    throw std::runtime_error(std::to_string(loaded.newer_format_lines) +
+                             " line(s) of " + files.transcript.string() +
+                             " use a newer transcript format; not rewriting them");
+  MigrationResult result;
+  result.records = loaded.records.size();
+  result.converted = loaded.legacy_records;
+  result.skipped = loaded.skipped;
+  if (loaded.legacy_records == 0) return result;
+
+  const fs::path backup = unused_backup_path(files.transcript);
+  transcript::replace_file_atomically(backup, original);
+  transcript::replace_file_atomically(files.transcript, encode_all(loaded.records));
+  result.backup = backup;
+  return result;
+}
+
+}  // namespace amplifier::session_store
