@@ -1,0 +1,159 @@
+// hooks-logging: appends every event of the session, as one JSON line
+// {"event","data","session_id","ts"}, to the session's events.jsonl.
+//
+// It registers for "*" at a high priority (runs after the other handlers) so what it records
+// is the payload as earlier handlers left it. Long strings are cut (max_string_bytes) and the
+// file stops growing at max_file_bytes, with one warning.
+//
+// THREADS: the handler runs on whichever thread emits, concurrently; EventLogFile serialises
+// the writes. The host unregisters the handler before destroying the instance.
+#include "event_log_file.hpp"
+#include "truncation.hpp"
+
+#include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/module_support/json_util.hpp"
+#include "amplifier/module_support/paths.hpp"
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+namespace hooks_logging {
+namespace {
+
+namespace json = boost::json;
+namespace ms = amplifier::module_support;
+
+constexpr const char *kHandlerName = "hooks-logging";
+// Runs after handlers of the usual priorities (0..100), so it logs what they produced.
+constexpr std::int32_t kHandlerPriority = 1000;
+
+struct LoggingConfig {
+  std::string session_log_template = "~/.amplifier/sessions/{session_id}/events.jsonl";
+  std::uint64_t max_string_bytes = 16 * 1024;         // per string in `data`; 0 = no limit
+  std::uint64_t max_file_bytes = 256ull * 1024 * 1024;  // per file; 0 = no limit
+};
+
+LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
+  ms::ConfigReader reader(config_json, "hooks-logging config");
+  LoggingConfig config;
+  config.session_log_template =
+      reader.get_string("session_log_template", config.session_log_template);
+  config.max_string_bytes = static_cast<std::uint64_t>(reader.get_int(
+      "max_string_bytes", static_cast<std::int64_t>(config.max_string_bytes), 0));
+  config.max_file_bytes = static_cast<std::uint64_t>(
+      reader.get_int("max_file_bytes", static_cast<std::int64_t>(config.max_file_bytes), 0));
+  reader.warn_unknown_keys(host);
+  if (config.session_log_template.empty()) {
+    throw reader.error("session_log_template", "must not be empty");
+  }
+  return config;
+}
+
+std::string session_id_of(const amp::sdk::Host &host) {
+  const json::object info = ms::parse_json_object(host.session_info(), "session_info");
+  const auto *id = info.if_contains("session_id");
+  if (!id || !id->is_string()) throw std::runtime_error("session_info has no session_id");
+  return std::string(id->get_string());
+}
+
+// ISO 8601 UTC with milliseconds, like the host's timestamps.
+std::string now_iso8601() {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const std::time_t seconds = system_clock::to_time_t(now);
+  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
+  return text;
+}
+
+class LoggingHook final : public amp::sdk::HookModule {
+ public:
+  LoggingHook(amp::sdk::Host host, std::string_view config_json)
+      : HookModule(host),
+        config_(read_config(host, config_json)),
+        session_id_(session_id_of(host)),
+        file_(ms::expand_path_template(config_.session_log_template, session_id_),
+              config_.max_file_bytes) {
+    // Last: once registered, the host may call the handler with `this` at any time.
+    const amp_status status = host.hook_register("*", kHandlerPriority, kHandlerName,
+                                                 &LoggingHook::on_event, this);
+    if (status != AMP_OK) {
+      throw std::runtime_error("hooks-logging: registering the '*' handler failed (status " +
+                               std::to_string(static_cast<int>(status)) + ")");
+    }
+  }
+
+ private:
+  static amp_status on_event(void *self, amp_str event, amp_str data_json,
+                             amp_writer * /*result: nothing written means continue*/) noexcept {
+    auto *hook = static_cast<LoggingHook *>(self);
+    try {
+      hook->record(amp::sdk::from_amp(event), amp::sdk::from_amp(data_json));
+      return AMP_OK;
+    } catch (const std::exception &e) {
+      hook->warn_once(hook->record_failure_warned_,
+                      std::string("hooks-logging: could not log an event: ") + e.what());
+    } catch (...) {
+      hook->warn_once(hook->record_failure_warned_, "hooks-logging: could not log an event");
+    }
+    return AMP_ERROR;
+  }
+
+  void record(std::string_view event, std::string_view data_json) {
+    json::value data;
+    try {
+      data = ms::parse_json(data_json, "event data");
+    } catch (const std::invalid_argument &) {
+      data = json::string(data_json);  // keep what came, as text (still truncated below)
+    }
+    truncate_long_strings(data, config_.max_string_bytes);
+    json::object line{{"event", event},
+                      {"data", std::move(data)},
+                      {"session_id", session_id_},
+                      {"ts", now_iso8601()}};
+    report(file_.append(json::serialize(line)));
+  }
+
+  void report(EventLogFile::Outcome outcome) {
+    switch (outcome) {
+      case EventLogFile::Outcome::cap_reached:
+        host().warn("hooks-logging: " + file_.path().string() + " reached max_file_bytes (" +
+                    std::to_string(config_.max_file_bytes) +
+                    " bytes); no further events of this session are logged");
+        break;
+      case EventLogFile::Outcome::write_failed:
+        warn_once(write_failure_warned_, "hooks-logging: writing " + file_.path().string() +
+                                             " failed: " + file_.last_error());
+        break;
+      case EventLogFile::Outcome::written:
+      case EventLogFile::Outcome::capped:
+        break;
+    }
+  }
+
+  // One warning per kind of failure: a full disk must not turn into one warning per event.
+  void warn_once(std::atomic<bool> &flag, const std::string &message) noexcept {
+    if (!flag.exchange(true)) host().warn(message);
+  }
+
+  const LoggingConfig config_;
+  const std::string session_id_;
+  EventLogFile file_;
+  std::atomic<bool> write_failure_warned_{false};
+  std::atomic<bool> record_failure_warned_{false};
+};
+
+}  // namespace
+}  // namespace hooks_logging
+
+AMP_DEFINE_MODULE(hooks_logging::LoggingHook, "hooks-logging", "0.1.0",
+                  "Appends every event as a JSON line to the session's events.jsonl");

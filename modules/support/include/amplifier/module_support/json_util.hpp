@@ -1,0 +1,41 @@
+// JSON helpers for module boundaries: payloads arrive as text and a module must answer a
+// malformed one with an error that says what was wrong and where, never with a crash.
+#pragma once
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace amplifier::module_support {
+
+// The nesting depth parse_json accepts.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+// Parses `text` as one JSON document. Throws std::invalid_argument reading
+// "<what>: invalid JSON at offset N: <reason>" so callers can pass it on verbatim.
+boost::json::value parse_json(std::string_view text, std::string_view what);
+
+// Like parse_json, and additionally requires an object:
+// "<what> must be a JSON object, got an array".
+boost::json::object parse_json_object(std::string_view text, std::string_view what);
+
+// "a string", "an integer", "a number", "a boolean", "an array", "an object", "null":
+// for messages of the form "'x' must be a string, got an array".
+std::string_view describe_kind(const boost::json::value &value) noexcept;
+
+// True for int64/uint64 values and for doubles with no fractional part (YAML and JSON
+// producers disagree on whether 8 and 8.0 are the same number).
+bool is_integral(const boost::json::value &value) noexcept;
+
+// The integral value of `value`; precondition is_integral(value). Saturates uint64 values
+// beyond the int64 range.
+std::int64_t to_int64(const boost::json::value &value) noexcept;
+
+// The longest prefix of `text` of at most `max_bytes` bytes that does not split a UTF-8
+// sequence (so a cut string stays valid UTF-8).
+std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) noexcept;
+
+}  // namespace amplifier::module_support
