@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define AMP_ABI_VERSION_MAJOR 1
-#define AMP_ABI_VERSION_MINOR 0
+#define AMP_ABI_VERSION_MINOR 1
 
 /* The single symbol every module exports. */
 #define AMP_ENTRY_SYMBOL "amplifier_module_entry"
@@ -271,6 +271,18 @@ typedef struct amp_host_api {
                                                  amp_writer *out);
   amp_status (*context_set_messages)(amp_host *host, amp_str messages_json);
   amp_status (*context_clear)(amp_host *host);
+
+  /* --- Added in ABI 1.1 (check with AMP_HAS_FIELD before use) ------------------------ */
+
+  /* Asks the user to approve an action and blocks until they answer or the timeout passes.
+   * `request_json`: {"prompt": "...", "options": ["allow_once","allow_always","deny"],
+   * "timeout_seconds": 300, "default": "deny", "tool_name"?: "...", "details"?: {...}}.
+   * Writes {"decision": "allow_once"|"allow_always"|"deny", "reason": "..."} into `out`.
+   * When the host has no way to ask (no terminal, non-interactive run) it answers the default,
+   * which is "deny" unless the request says otherwise. Requests are serialised: one question
+   * at a time. THREADS: any thread; blocks for up to the timeout, so never call it from a
+   * thread that delivers stream events. */
+  amp_status (*request_approval)(amp_host *host, amp_str request_json, amp_writer *out);
 } amp_host_api;
 
 /* ------------------------------------------------------------------------------------------ */

@@ -208,6 +208,17 @@ class Host {
   }
   void context_clear() const { check(api_->context_clear(h_), "context_clear"); }
 
+  // ABI 1.1: asks the user (see amp_host_api.request_approval). On an older host, or when the
+  // host fails, the answer is a deny whose reason says why.
+  std::string request_approval(std::string_view request_json) const {
+    if (!AMP_HAS_FIELD(api_, amp_host_api, request_approval) || !api_->request_approval)
+      return R"({"decision":"deny","reason":"the host cannot ask for approval"})";
+    StringWriter w;
+    if (api_->request_approval(h_, to_amp(request_json), &w) != AMP_OK || w.text.empty())
+      return R"({"decision":"deny","reason":"the approval request failed"})";
+    return std::move(w.text);
+  }
+
  private:
   static void check(amp_status s, const char *what) {
     if (s != AMP_OK) throw HostError(s, std::string(what) + " failed (status " +

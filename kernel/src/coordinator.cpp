@@ -284,6 +284,29 @@ boost::json::array Coordinator::collect(std::string_view channel) const {
   return out;
 }
 
+// ---- approval ------------------------------------------------------------------------
+
+void Coordinator::set_approval_handler(ApprovalHandler handler) {
+  std::lock_guard lock(approval_mutex_);
+  approval_handler_ = std::move(handler);
+}
+
+boost::json::object Coordinator::request_approval(const boost::json::object &request) {
+  std::string fallback = "deny";
+  if (auto *d = request.if_contains("default"); d && d->is_string()) fallback = d->as_string();
+  std::lock_guard lock(approval_mutex_);
+  if (!approval_handler_)
+    return {{"decision", fallback}, {"reason", "no interactive user to ask"}};
+  try {
+    auto answer = approval_handler_(request);
+    auto *decision = answer.if_contains("decision");
+    if (decision && decision->is_string()) return answer;
+  } catch (const std::exception &e) {
+    log(LogLevel::Error, kComponent, fmt::format("asking for approval failed: {}", e.what()));
+  }
+  return {{"decision", "deny"}, {"reason", "asking for approval failed"}};
+}
+
 // ---- calls ---------------------------------------------------------------------------
 
 amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::string request_json,

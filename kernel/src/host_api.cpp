@@ -323,6 +323,19 @@ amp_status api_context_clear(amp_host *h) {
   });
 }
 
+// ---- approval (ABI 1.1) --------------------------------------------------------------
+
+amp_status api_request_approval(amp_host *h, amp_str request_json, amp_writer *out) {
+  return guard(h, "request_approval", [&](Coordinator &c, MountedModule &self) {
+    auto request = parse_payload(h, view(request_json), "request_approval");
+    if (!request || !request->is_object()) return AMP_INVALID_ARGUMENT;
+    auto &object = request->as_object();
+    if (!object.contains("module")) object["module"] = std::string(self.id());
+    write_json(out, c.request_approval(object));
+    return AMP_OK;
+  });
+}
+
 const amp_host_api kHostApi = {
     sizeof(amp_host_api),
     AMP_ABI_VERSION_MAJOR,
@@ -350,6 +363,7 @@ const amp_host_api kHostApi = {
     &api_context_get_messages_for_request,
     &api_context_set_messages,
     &api_context_clear,
+    &api_request_approval,
 };
 
 }  // namespace

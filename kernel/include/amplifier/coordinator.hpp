@@ -125,6 +125,14 @@ class Coordinator {
   // [{"name","value"}] in registration order; failing contributors are logged and skipped.
   boost::json::array collect(std::string_view channel) const;
 
+  // --- User approval -------------------------------------------------------------------
+  // Decides approval requests: {"prompt","options","timeout_seconds","default",...} ->
+  // {"decision","reason"}. Set by the host; without one every request gets its default.
+  using ApprovalHandler = std::function<boost::json::object(const boost::json::object &request)>;
+  void set_approval_handler(ApprovalHandler handler);
+  // Serialised: one question at a time. Never throws; a failing handler means deny.
+  boost::json::object request_approval(const boost::json::object &request);
+
   // --- Calls ---------------------------------------------------------------------------
   CallRegistry &calls() { return *calls_; }
   // Starts a call on a provider/tool/orchestrator instance. The observer gets every event and
@@ -172,6 +180,8 @@ class Coordinator {
     std::uint64_t owner;
   };
   std::map<std::string, std::vector<Contribution>, std::less<>> channels_;
+  std::mutex approval_mutex_;
+  ApprovalHandler approval_handler_;
 
   // Instances whose code never returned during unmount: kept (and their libraries loaded)
   // until the process ends, because unloading them would crash the threads still inside.
