@@ -1,0 +1,249 @@
+#include "basic_turn.hpp"
+
+#include "amplifier/orchestrator/events.hpp"
+#include "amplifier/orchestrator/messages.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace loop_basic {
+
+namespace json = boost::json;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+using amplifier::ToolCallBlock;
+using orch::TurnOutcome;
+namespace event = orch::event;
+
+namespace {
+
+std::set<std::string, std::less<>> tool_names_of(const json::array &specs) {
+  std::set<std::string, std::less<>> names;
+  for (const auto &spec : specs) {
+    const json::object *o = spec.if_object();
+    const json::value *name = o ? o->if_contains("name") : nullptr;
+    if (name && name->is_string()) names.emplace(name->get_string());
+  }
+  return names;
+}
+
+json::array tool_calls_json(const std::vector<ToolCallBlock> &calls) {
+  json::array out;
+  for (const auto &call : calls) out.push_back(to_json(call));
+  return out;
+}
+
+std::string denial(const orch::HookOutcome &outcome) {
+  return "Denied by hook: " + outcome.deny_reason();
+}
+
+// What the closing assistant message says when a turn ends without the assistant's answer
+// being the last message (see close_transcript).
+std::string closing_note(const TurnOutcome &outcome) {
+  switch (outcome.status) {
+    case TurnOutcome::Status::Cancelled:
+      return "[The turn was cancelled before the assistant finished responding.]";
+    case TurnOutcome::Status::Error:
+      return "[The turn ended with an error before the assistant could respond: " +
+             outcome.response + "]";
+    default:
+      return outcome.response.empty()
+                 ? "[The turn ended before the assistant responded.]"
+                 : "[The turn ended before the assistant responded: " + outcome.response + "]";
+  }
+}
+
+}  // namespace
+
+BasicTurn::BasicTurn(const amp::sdk::Host &host, const orch::LoopConfig &config,
+                     std::shared_ptr<orch::TurnSignal> signal, amp_call_id call)
+    : host_(host), config_(config), signal_(std::move(signal)), call_(call) {}
+
+TurnOutcome BasicTurn::run(const std::string &prompt) {
+  TurnOutcome outcome;
+  try {
+    outcome = run_steps(prompt);
+  } catch (const KernelException &e) {
+    outcome = TurnOutcome::failed(e.error(), iterations_);
+  } catch (const std::exception &e) {
+    outcome = TurnOutcome::failed(KernelError::make(ErrorKind::internal, e.what()), iterations_);
+  } catch (...) {
+    outcome = TurnOutcome::failed(
+        KernelError::make(ErrorKind::internal, "the turn failed with a non-standard exception"),
+        iterations_);
+  }
+  close_transcript(outcome);
+  return outcome;
+}
+
+TurnOutcome BasicTurn::run_steps(const std::string &prompt) {
+  orch::emit_event(host_, event::kExecutionStart, json::object{{"prompt", prompt}});
+  if (auto denied = submit_prompt(prompt)) return *denied;
+  provider_ = orch::select_provider(amplifier::parse_json(host_.providers()), config_.provider);
+  json::value specs = amplifier::parse_json(host_.tools());
+  if (specs.is_array()) tool_specs_ = std::move(specs.get_array());
+  tool_names_ = tool_names_of(tool_specs_);
+
+  for (;;) {
+    // Graceful cancellation takes effect here, between iterations: the running work has
+    // finished and its results are stored, and no new provider call starts.
+    if (cancel_level() >= AMP_CANCEL_GRACEFUL) return TurnOutcome::cancelled(last_text_, iterations_);
+    if (auto end = iterate(config_.iteration_limit_reached(iterations_))) return *end;
+  }
+}
+
+std::optional<TurnOutcome> BasicTurn::submit_prompt(const std::string &prompt) {
+  orch::HookOutcome submit = orch::emit_event(host_, event::kPromptSubmit, json::object{{"prompt", prompt}});
+  // The reference ends a denied prompt with the reason as the response; nothing is stored.
+  if (submit.denies()) return TurnOutcome::incomplete(denial(submit), 0);
+  store(orch::text_message("user", prompt));
+  absorb(submit);
+  return std::nullopt;
+}
+
+std::optional<TurnOutcome> BasicTurn::iterate(bool final_call) {
+  json::object request_event{{"provider", provider_}, {"iteration", iterations_ + 1}};
+  if (final_call) request_event["max_reached"] = true;
+  orch::HookOutcome before = orch::emit_event(host_, event::kProviderRequest, request_event);
+  if (before.denies()) return TurnOutcome::incomplete(denial(before), iterations_);
+  absorb(before);
+
+  std::string request = build_request(final_call);
+  // The hooks may have taken a while; a cancel that came meanwhile starts no provider call.
+  if (cancel_level() >= AMP_CANCEL_GRACEFUL) return TurnOutcome::cancelled(last_text_, iterations_);
+  ++iterations_;
+  orch::ProviderResult result =
+      orch::call_provider(host_, signal_, provider_, request, config_.cancel_grace);
+  return handle_response(result, final_call);
+}
+
+json::object BasicTurn::context_hints() const {
+  json::object hints{{"provider", provider_}};
+  if (config_.model) hints["model"] = *config_.model;
+  if (config_.max_output_tokens) hints["max_output_tokens"] = *config_.max_output_tokens;
+  return hints;
+}
+
+std::string BasicTurn::build_request(bool final_call) {
+  json::value messages =
+      amplifier::parse_json(host_.context_for_request(json::serialize(context_hints())));
+  if (!messages.is_array())
+    throw KernelException(KernelError::make(
+        ErrorKind::internal, "the context returned messages that are not a JSON array"));
+  orch::apply_ephemeral(messages.get_array(), ephemeral_for_next_request_);
+  ephemeral_for_next_request_.clear();
+  if (final_call)
+    orch::apply_ephemeral(messages.get_array(),
+                          {orch::Injection{std::string(orch::loop_limit_reminder()), "user", true}});
+
+  json::object request{{"messages", std::move(messages)}, {"stream", true}};
+  if (!final_call && !tool_specs_.empty()) request["tools"] = tool_specs_;
+  if (config_.model) request["model"] = *config_.model;
+  if (config_.max_output_tokens) request["max_output_tokens"] = *config_.max_output_tokens;
+  if (config_.temperature) request["temperature"] = *config_.temperature;
+  if (config_.reasoning_effort) request["reasoning_effort"] = *config_.reasoning_effort;
+  return json::serialize(request);
+}
+
+std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult &result,
+                                                      bool final_call) {
+  using Status = orch::ProviderResult::Status;
+  if (result.status == Status::Cancelled) return TurnOutcome::cancelled(last_text_, iterations_);
+  if (result.status == Status::Error) {
+    const KernelError &error = result.error;
+    orch::emit_event(host_, event::kProviderError,
+                     json::object{{"provider", provider_},
+                                  {"iteration", iterations_},
+                                  {"error", to_json(error)},
+                                  {"retryable", error.retryable},
+                                  {"status_code", error.status_code ? json::value(*error.status_code)
+                                                                    : json::value()}});
+    return TurnOutcome::failed(error, iterations_);
+  }
+
+  const amplifier::ChatResponse &response = result.response;
+  std::vector<ToolCallBlock> calls = response.tool_calls.empty()
+                                         ? amplifier::collect_tool_calls(response.content)
+                                         : response.tool_calls;
+  orch::emit_event(host_, event::kProviderResponse,
+                   json::object{{"provider", provider_},
+                                {"iteration", iterations_},
+                                {"usage", response.usage ? json::value(to_json(*response.usage))
+                                                         : json::value()},
+                                {"tool_calls", tool_calls_json(calls)}});
+
+  // The assistant message goes first, so every tool result stored after it has its call.
+  json::object message = orch::assistant_message(result.response_json, calls);
+  if (!message.at("content").get_array().empty()) {
+    store(message);
+    unanswered_calls_ = calls;
+  }
+  last_text_ = response.text();
+  if (calls.empty())
+    return last_text_.empty() ? TurnOutcome::incomplete(last_text_, iterations_)
+                              : TurnOutcome::answered(last_text_, iterations_);
+  if (final_call) {
+    // The final call offered no tools; a provider that still asks for some gets them refused.
+    for (const auto &call : calls)
+      store(orch::tool_result_message(
+          orch::not_run_outcome(call, "the iteration limit for this turn was reached.")));
+    unanswered_calls_.clear();
+    return TurnOutcome::incomplete(last_text_, iterations_);
+  }
+  run_tools(calls);
+  return std::nullopt;
+}
+
+void BasicTurn::run_tools(const std::vector<ToolCallBlock> &calls) {
+  orch::ToolBatch batch =
+      orch::run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
+  for (const auto &outcome : batch.outcomes) store(orch::tool_result_message(outcome));
+  unanswered_calls_.clear();
+  // Injections from tool hooks follow the results: between a tool call and its result they
+  // would break the pairing providers require.
+  injections_to_store_.insert(injections_to_store_.end(), batch.to_store.begin(), batch.to_store.end());
+  store_injections();
+  ephemeral_for_next_request_.insert(ephemeral_for_next_request_.end(),
+                                     batch.for_next_request.begin(), batch.for_next_request.end());
+}
+
+amp_cancel_level BasicTurn::cancel_level() {
+  signal_->raise(host_.cancel_state(call_));
+  return signal_->level();
+}
+
+void BasicTurn::absorb(const orch::HookOutcome &outcome) {
+  orch::sort_injections(outcome, injections_to_store_, ephemeral_for_next_request_);
+  store_injections();
+}
+
+void BasicTurn::store(const json::object &message) {
+  host_.context_add(json::serialize(message));
+  const json::value *role = message.if_contains("role");
+  last_stored_role_ = role && role->is_string() ? std::string(role->get_string()) : std::string();
+}
+
+void BasicTurn::store_injections() {
+  for (const auto &injection : injections_to_store_)
+    store(orch::text_message(injection.role, injection.text));
+  injections_to_store_.clear();
+}
+
+// Leaves the transcript valid for the next turn whatever happened: every stored tool call
+// gets a result, and a turn that stored anything ends with an assistant message, so the next
+// prompt never follows a user or tool message (two user turns in a row are rejected by some
+// providers; a tool call without a result by all of them).
+void BasicTurn::close_transcript(const TurnOutcome &outcome) noexcept {
+  try {
+    for (const auto &call : unanswered_calls_)
+      store(orch::tool_result_message(
+          orch::not_run_outcome(call, "the turn ended before this tool call ran.")));
+    unanswered_calls_.clear();
+    if (last_stored_role_.empty() || last_stored_role_ == "assistant") return;
+    store(orch::text_message("assistant", closing_note(outcome)));
+  } catch (const std::exception &e) {
+    host_.error(std::string("could not close the transcript: ") + e.what());
+  }
+}
+
+}  // namespace loop_basic

@@ -1,0 +1,21 @@
+// The kernel events an orchestrator emits. The names are part of the host protocol (they
+// mirror amplifier/events.hpp in the kernel, which modules do not link).
+#pragma once
+#include <string_view>
+
+namespace amplifier::orchestrator::event {
+inline constexpr std::string_view kExecutionStart = "execution:start";
+inline constexpr std::string_view kExecutionEnd = "execution:end";
+inline constexpr std::string_view kPromptSubmit = "prompt:submit";
+inline constexpr std::string_view kPromptComplete = "prompt:complete";
+inline constexpr std::string_view kProviderRequest = "provider:request";
+inline constexpr std::string_view kProviderResponse = "provider:response";
+inline constexpr std::string_view kProviderError = "provider:error";
+inline constexpr std::string_view kContentBlockStart = "content_block:start";
+inline constexpr std::string_view kContentBlockDelta = "content_block:delta";
+inline constexpr std::string_view kContentBlockEnd = "content_block:end";
+inline constexpr std::string_view kToolPre = "tool:pre";
+inline constexpr std::string_view kToolPost = "tool:post";
+inline constexpr std::string_view kToolError = "tool:error";
+inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
+}  // namespace amplifier::orchestrator::event

@@ -1,0 +1,50 @@
+// What an orchestrator needs from the combined HookResult that amp_host_api.emit writes back.
+#pragma once
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier::orchestrator {
+
+// One context injection requested by a hook.
+struct Injection {
+  std::string text;
+  std::string role = "system";  // system | user | assistant
+  bool ephemeral = false;       // for the next request only, never stored
+  bool append_to_last_tool_result = false;
+};
+
+struct HookOutcome {
+  std::string action = "continue";  // continue | deny | modify | inject_context | ask_user
+  std::string reason;
+  boost::json::value data;  // the final payload after every modify (null when absent)
+  std::vector<Injection> injections;
+  std::string approval_prompt;
+  std::string approval_default = "deny";
+
+  // True for deny, and for ask_user whose default is deny: an orchestrator has no way to ask
+  // the user through the ABI, so an approval request falls back on its default (fail closed).
+  bool denies() const;
+  // The reason to report for a denial (the approval prompt for a refused ask_user).
+  std::string deny_reason() const;
+};
+
+// Reads a combined HookResult. Missing fields keep their defaults; malformed JSON throws
+// std::invalid_argument naming the problem.
+HookOutcome parse_hook_outcome(std::string_view hook_result_json);
+
+// Emits `event` with `data` through the host and returns the combined result.
+HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
+                       const boost::json::object &data);
+
+// Splits injections by lifetime: ephemeral ones are appended to `for_next_request`, the
+// others to `to_store`.
+void sort_injections(const HookOutcome &outcome, std::vector<Injection> &to_store,
+                     std::vector<Injection> &for_next_request);
+
+}  // namespace amplifier::orchestrator

@@ -1,0 +1,44 @@
+// An agent loop's configuration and its choice of provider.
+#pragma once
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace amplifier::orchestrator {
+
+struct LoopConfig {
+  // Provider calls with tools per turn; -1 is unlimited. When reached, the loop makes one
+  // final call without tools, with a reminder to wrap up.
+  std::int64_t max_iterations = -1;
+  std::optional<std::string> provider;  // force a provider by mount name
+  std::optional<std::string> model;
+  std::optional<std::int64_t> max_output_tokens;
+  std::optional<double> temperature;
+  std::optional<std::string> reasoning_effort;
+  // After an immediate cancel, how long to wait for cancelled calls to report their end
+  // before giving up on them (their results are then synthesised).
+  std::chrono::milliseconds cancel_grace{1000};
+
+  bool iteration_limit_reached(std::int64_t iterations_done) const {
+    return max_iterations >= 0 && iterations_done >= max_iterations;
+  }
+};
+
+// Reads `config_json` (the module's config object); unknown keys are logged as warnings.
+// Throws module_support::ConfigError naming the key on a bad value.
+LoopConfig read_loop_config(std::string_view config_json, std::string_view module_id,
+                            const amp::sdk::Host &host);
+
+// The provider with the lowest priority (default 100; ties go to the first mounted), or the
+// one named by `forced`. `providers` is amp_host_api.providers_list's array.
+// Throws KernelException (kind configuration) when there is none, or `forced` is not mounted.
+std::string select_provider(const boost::json::value &providers,
+                            const std::optional<std::string> &forced);
+
+}  // namespace amplifier::orchestrator

@@ -1,0 +1,45 @@
+// One provider completion: start it through the host, forward its stream events as kernel
+// content_block events while they arrive, wait for the terminal event or cancellation.
+#pragma once
+#include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
+#include "amplifier/orchestrator/turn_signal.hpp"
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace amplifier::orchestrator {
+
+struct ProviderResult {
+  enum class Status { Response, Error, Cancelled };
+  Status status = Status::Error;
+  boost::json::object response_json;  // Response: the terminal payload as sent
+  ChatResponse response;              // Response: the same, parsed
+  KernelError error;                  // Error: what went wrong (kind, message, status code...)
+};
+
+// Maps one provider stream event to the kernel event that announces it:
+//   content_block_start -> content_block:start {block_type, block_index}
+//   content_block_delta -> content_block:delta {block_index, delta}
+//                          ({block_index, partial_json} for tool_input deltas)
+//   content_block_end   -> content_block:end   {block_index, block}
+// Other events (usage, progress) have no kernel event: nullopt.
+std::optional<std::pair<std::string_view, boost::json::object>> kernel_event_for(
+    const boost::json::object &stream_event);
+
+// Starts `request_json` on `provider` and blocks until its terminal event. Stream events are
+// forwarded through host.emit from the sink callback, on the provider's thread, as they come.
+// An immediate cancellation (seen through `signal`) cancels the call, waits up to
+// `cancel_grace` for it to end and returns Cancelled; a graceful one lets the call finish.
+ProviderResult call_provider(const amp::sdk::Host &host, const std::shared_ptr<TurnSignal> &signal,
+                             const std::string &provider, const std::string &request_json,
+                             std::chrono::milliseconds cancel_grace);
+
+}  // namespace amplifier::orchestrator

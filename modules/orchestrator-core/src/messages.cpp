@@ -1,0 +1,101 @@
+#include "amplifier/orchestrator/messages.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <string>
+
+namespace amplifier::orchestrator {
+namespace json = boost::json;
+namespace {
+
+bool has_tool_call_block(const json::array &content, std::string_view id) {
+  for (const auto &block : content) {
+    if (!block.is_object()) continue;
+    const auto &o = block.get_object();
+    auto *type = o.if_contains("type");
+    auto *block_id = o.if_contains("id");
+    if (type && type->is_string() && type->get_string() == ToolCallBlock::kType && block_id &&
+        block_id->is_string() && block_id->get_string() == id)
+      return true;
+  }
+  return false;
+}
+
+std::string_view role_of(const json::value &message) {
+  if (!message.is_object()) return {};
+  auto *role = message.get_object().if_contains("role");
+  return role && role->is_string() ? std::string_view(role->get_string()) : std::string_view();
+}
+
+void append_text(json::value &target, std::string_view text) {
+  std::string joined = target.is_string() ? std::string(target.get_string())
+                       : target.is_null() ? std::string()
+                                          : json::serialize(target);
+  if (!joined.empty()) joined += "\n\n";
+  joined += text;
+  target = joined;
+}
+
+// Extends the output of the last tool_result block of a tool message.
+void append_to_tool_result(json::object &tool_message, std::string_view text) {
+  json::value &content = tool_message["content"];
+  if (content.is_string() || content.is_null()) return append_text(content, text);
+  if (!content.is_array()) return;
+  json::array &blocks = content.get_array();
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    if (!it->is_object()) continue;
+    auto *type = it->get_object().if_contains("type");
+    if (type && type->is_string() && type->get_string() == ToolResultBlock::kType)
+      return append_text(it->get_object()["output"], text);
+  }
+  blocks.push_back(json::object{{"type", TextBlock::kType}, {"text", text}});
+}
+
+}  // namespace
+
+json::object text_message(std::string_view role, std::string_view text) {
+  return json::object{{"role", role}, {"content", text}};
+}
+
+json::object assistant_message(const json::object &response_json,
+                               const std::vector<ToolCallBlock> &tool_calls) {
+  json::array content;
+  if (auto *c = response_json.if_contains("content"); c && c->is_array()) content = c->get_array();
+  for (const auto &call : tool_calls)
+    if (!has_tool_call_block(content, call.id)) content.push_back(to_json(call));
+  json::object message{{"role", "assistant"}, {"content", std::move(content)}};
+  if (auto *metadata = response_json.if_contains("metadata"); metadata && metadata->is_object())
+    message["metadata"] = *metadata;
+  return message;
+}
+
+void apply_ephemeral(json::array &messages, const std::vector<Injection> &injections) {
+  for (const auto &injection : injections) {
+    json::value *last = messages.empty() ? nullptr : &messages.back();
+    if (injection.append_to_last_tool_result && last && role_of(*last) == "tool") {
+      append_to_tool_result(last->get_object(), injection.text);
+      continue;
+    }
+    // Merging keeps two messages of one role from following each other, which some
+    // providers reject.
+    if (last && role_of(*last) == injection.role) {
+      json::value &content = last->get_object()["content"];
+      if (content.is_string()) {
+        append_text(content, injection.text);
+        continue;
+      }
+    }
+    messages.push_back(text_message(injection.role, injection.text));
+  }
+}
+
+std::string_view loop_limit_reminder() {
+  return "<system-reminder source=\"orchestrator-loop-limit\">\n"
+         "You have reached the maximum number of iterations for this turn. Respond to the user "
+         "now: summarise your progress and what remains to be done. You can continue in the "
+         "next turn if needed. Tools are not available for this response.\n"
+         "Do not mention this reminder or the iteration limit explicitly.\n"
+         "</system-reminder>";
+}
+
+}  // namespace amplifier::orchestrator

@@ -1,0 +1,104 @@
+#include "amplifier/orchestrator/turn_report.hpp"
+
+#include "amplifier/orchestrator/events.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace amplifier::orchestrator {
+namespace json = boost::json;
+using Status = TurnOutcome::Status;
+
+namespace {
+
+// execution:end's vocabulary.
+std::string_view execution_status(Status s) {
+  switch (s) {
+    case Status::Cancelled: return "cancelled";
+    case Status::Error: return "error";
+    default: return "completed";
+  }
+}
+
+// orchestrator:complete's vocabulary (the reference's: an error is an incomplete turn).
+std::string_view completion_status(Status s) {
+  switch (s) {
+    case Status::Success: return "success";
+    case Status::Cancelled: return "cancelled";
+    default: return "incomplete";
+  }
+}
+
+void emit_logged(const amp::sdk::Host &host, std::string_view event, const json::object &data) noexcept {
+  try {
+    host.emit(event, json::serialize(data));
+  } catch (const std::exception &e) {
+    host.error("could not emit " + std::string(event) + ": " + e.what());
+  } catch (...) {
+    host.error("could not emit " + std::string(event));
+  }
+}
+
+void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome &outcome) noexcept {
+  try {
+    if (outcome.status == Status::Error) {
+      KernelError error = outcome.error.value_or(
+          KernelError::make(ErrorKind::internal, "the turn failed without an error description"));
+      host.call_finish(call, AMP_ERROR, json::serialize(to_json(error)));
+    } else {
+      host.call_finish(call, AMP_OK,
+                       json::serialize(json::object{{"response", outcome.response},
+                                                    {"status", to_string(outcome.status)}}));
+    }
+  } catch (...) {  // out of memory while serialising: still end the call exactly once
+    host.call_finish(call, AMP_ERROR,
+                     R"({"kind":"internal","message":"could not report the turn's result"})");
+  }
+}
+
+}  // namespace
+
+TurnOutcome TurnOutcome::answered(std::string response, std::int64_t turn_count) {
+  return {Status::Success, std::move(response), std::nullopt, turn_count};
+}
+TurnOutcome TurnOutcome::incomplete(std::string response, std::int64_t turn_count) {
+  return {Status::Incomplete, std::move(response), std::nullopt, turn_count};
+}
+TurnOutcome TurnOutcome::cancelled(std::string response, std::int64_t turn_count) {
+  return {Status::Cancelled, std::move(response), std::nullopt, turn_count};
+}
+TurnOutcome TurnOutcome::failed(KernelError error, std::int64_t turn_count) {
+  std::string message = error.message;
+  return {Status::Error, std::move(message), std::move(error), turn_count};
+}
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::Success: return "success";
+    case Status::Incomplete: return "incomplete";
+    case Status::Cancelled: return "cancelled";
+    case Status::Error: return "error";
+  }
+  return "error";
+}
+
+void report_turn_end(const amp::sdk::Host &host, amp_call_id call, std::string_view orchestrator,
+                     std::string_view prompt, const TurnOutcome &outcome) noexcept {
+  try {
+    emit_logged(host, event::kExecutionEnd,
+                json::object{{"response", outcome.response},
+                             {"status", execution_status(outcome.status)}});
+    emit_logged(host, event::kOrchestratorComplete,
+                json::object{{"orchestrator", orchestrator},
+                             {"turn_count", outcome.turn_count},
+                             {"status", completion_status(outcome.status)}});
+    emit_logged(host, event::kPromptComplete,
+                json::object{{"prompt", prompt},
+                             {"response", outcome.response},
+                             {"status", to_string(outcome.status)}});
+  } catch (...) {  // building a payload ran out of memory; the terminal event matters more
+  }
+  finish_call(host, call, outcome);
+}
+
+}  // namespace amplifier::orchestrator

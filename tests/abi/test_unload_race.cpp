@@ -1,0 +1,66 @@
+// Ending a session right after tool calls finished. A tool may call call_finish inside its
+// execute (the ABI allows it; tool-c-echo does), so when the caller sees the result the
+// kernel's worker thread may still be returning through the module's code. Unmounting must
+// not unload the library under that thread.
+//
+// Built into test_c_tool, not test_abi: when this fails it crashes the process.
+#include "session_harness.hpp"
+
+#include "amplifier/coordinator.hpp"
+
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+using namespace amp_test;
+
+namespace {
+
+// Starts `calls` c_upper calls at once and waits until every one has reported its end.
+void run_concurrent_calls(amplifier::Session &session, int calls) {
+  auto &coordinator = session.coordinator();
+  amplifier::MountedModule *owner = coordinator.tool_owner("c_upper");
+  REQUIRE(owner);
+  struct Tally {
+    std::mutex mutex;
+    std::condition_variable done;
+    int finished = 0;
+    int succeeded = 0;
+  };
+  auto tally = std::make_shared<Tally>();
+  for (int i = 0; i < calls; ++i) {
+    amplifier::CallObserver observer;
+    observer.on_finish = [tally](amp_call_id, amp_status status, std::string_view) {
+      std::lock_guard lock(tally->mutex);
+      ++tally->finished;
+      tally->succeeded += status == AMP_OK;
+      tally->done.notify_all();
+    };
+    coordinator.start_tool_call(*owner, "c_upper", R"({"text":"race"})", std::move(observer));
+  }
+  std::unique_lock lock(tally->mutex);
+  REQUIRE(tally->done.wait_for(lock, kPatience, [&] { return tally->finished == calls; }));
+  CHECK(tally->succeeded == calls);
+}
+
+}  // namespace
+
+TEST_CASE("a session can be torn down right after synchronous tool calls finished") {
+  // The window is a few instructions wide per call: many rounds of several calls each.
+  constexpr int kRounds = 100;
+  constexpr int kCallsPerRound = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    CAPTURE(round);
+    auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+tools:
+  - module: tool-c-echo
+)");
+    session->initialize();
+    run_concurrent_calls(*session, kCallsPerRound);
+    session.reset();  // unmounts at once, while workers may still be inside tool-c-echo
+  }
+}
