@@ -371,9 +371,11 @@ void destroy(void *instance) noexcept {
   }
 }
 
-template <class M, class R>
+// `Base` is deduced separately from `M`: a member inherited from the SDK base class (say the
+// default list_models) has type `R (ProviderModule::*)()`, not `R (M::*)()`.
+template <class M, class Base, class R>
 amp_status write_result(void *instance, amp_writer *out, const char *where,
-                        R (M::*fn)()) noexcept {
+                        R (Base::*fn)()) noexcept {
   return guarded<M>(instance, where, [&](M &m) {
     write_to(out, (m.*fn)());
     return AMP_OK;

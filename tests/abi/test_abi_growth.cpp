@@ -1,0 +1,59 @@
+// Growing the ABI: a module built for an older minor (smaller tables) loads and works on this
+// host; a module built for a newer minor is refused with a reason that says so.
+#include "amplifier/coordinator.hpp"
+#include "amplifier/module_loader.hpp"
+#include "amplifier/mount_plan.hpp"
+#include "amplifier/session.hpp"
+
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+
+TEST_CASE("a module built for ABI 1.0 loads and runs on this host") {
+  amplifier::ModuleLoader loader({AMP_TEST_MODULE_DIR});
+  auto module = loader.load("abi-minor-old");
+  CHECK(module->descriptor->abi_minor == 0);
+  CHECK(AMP_ABI_VERSION_MINOR >= 1);
+
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_TEST_MODULE_DIR, AMP_MODULE_DIR};
+  amplifier::Session session(
+      amplifier::parse_mount_plan("session: {orchestrator: loop-basic, context: context-simple}\n"
+                                  "tools: [{module: abi-minor-old}]\n",
+                                  "growth.yaml"),
+      options);
+  session.initialize();
+  REQUIRE(session.load_failures().empty());
+  auto *owner = session.coordinator().tool_owner("minor_probe");
+  REQUIRE(owner != nullptr);
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::string result;
+  amplifier::CallObserver observer;
+  observer.on_finish = [&](amp_call_id, amp_status status, std::string_view payload) {
+    std::lock_guard lock(m);
+    result = status == AMP_OK ? std::string(payload) : "failed";
+    done = true;
+    cv.notify_all();
+  };
+  session.coordinator().start_tool_call(*owner, "minor_probe", "{}", observer);
+  std::unique_lock lock(m);
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; }));
+  CHECK(result.find("minor 0") != std::string::npos);
+}
+
+TEST_CASE("a module built for a newer ABI minor is refused, naming the versions") {
+  amplifier::ModuleLoader loader({AMP_TEST_MODULE_DIR});
+  std::string error;
+  try {
+    loader.load("abi-minor-future");
+  } catch (const amplifier::ModuleLoadError &e) {
+    error = e.what();
+  }
+  CHECK(error.find("abi-minor-future") != std::string::npos);
+  CHECK(error.find("newer than the host") != std::string::npos);
+}
