@@ -1,0 +1,40 @@
+#include "tls_setup.hpp"
+
+#include "amplifier/transport/error_mapping.hpp"
+
+#include <boost/asio/ssl/host_name_verification.hpp>
+
+#include <openssl/ssl.h>
+
+namespace amplifier::transport::detail {
+
+std::optional<KernelError> configure_tls_context(ssl::context &context, const TlsOptions &options) {
+  boost::system::error_code error;
+  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
+  context.set_options(ssl::context::default_workarounds | ssl::context::no_compression, error);
+  if (!error) context.set_default_verify_paths(error);
+  if (!error && !options.extra_ca_file.empty())
+    context.load_verify_file(options.extra_ca_file, error);
+  if (!error) return std::nullopt;
+  return transport_failure(ErrorKind::configuration,
+                           "TLS setup failed (CA file '" + options.extra_ca_file +
+                               "'): " + error.message());
+}
+
+std::optional<KernelError> prepare_tls_stream(TlsStream &stream, const std::string &host,
+                                              bool host_is_ip, bool verify_peer) {
+  // SNI carries names only (RFC 6066 section 3); IP literals are checked against the SAN.
+  if (!host_is_ip && !SSL_set_tlsext_host_name(stream.native_handle(), host.c_str()))
+    return transport_failure(ErrorKind::configuration, "cannot set TLS SNI for '" + host + "'");
+  boost::system::error_code error;
+  if (verify_peer) {
+    stream.set_verify_mode(ssl::verify_peer, error);
+    if (!error) stream.set_verify_callback(ssl::host_name_verification(host), error);
+  } else {
+    stream.set_verify_mode(ssl::verify_none, error);
+  }
+  if (!error) return std::nullopt;
+  return transport_failure(ErrorKind::configuration, "TLS setup failed: " + error.message());
+}
+
+}  // namespace amplifier::transport::detail
