@@ -83,8 +83,8 @@ std::optional<SessionMetadata> read_metadata(const fs::path &file) {
   }
 }
 
-void write_metadata(const fs::path &file, const SessionMetadata &metadata) {
-  transcript::replace_file_atomically(file, json::serialize(to_json(metadata)) + "\n");
+void write_metadata(const fs::path &file, const SessionMetadata &metadata, bool sync) {
+  transcript::replace_file_atomically(file, json::serialize(to_json(metadata)) + "\n", sync);
 }
 
 std::string utc_timestamp_now() {

@@ -122,19 +122,19 @@ void sync_directory(const fs::path &directory) {
   sync_or_fail(fd.get(), directory);
 }
 
-void replace_file_atomically(const fs::path &target, std::string_view content) {
+void replace_file_atomically(const fs::path &target, std::string_view content, bool sync) {
   const fs::path temporary = target.parent_path() / temporary_name_for(target);
   try {
     Descriptor fd(open_or_fail(temporary, O_WRONLY | O_CREAT | O_EXCL, 0600));
     write_all(fd.get(), content, temporary);
-    sync_or_fail(fd.get(), temporary);  // the data is on disk before the name points at it
+    if (sync) sync_or_fail(fd.get(), temporary);  // the data is on disk before the name points at it
     if (::rename(temporary.c_str(), target.c_str()) != 0) fail("cannot rename onto", target);
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
     throw;
   }
-  sync_directory(target.parent_path());  // and the rename itself survives a crash
+  if (sync) sync_directory(target.parent_path());  // and the rename itself survives a crash
 }
 
 TranscriptWriter::TranscriptWriter(fs::path file, Sync sync) : file_(std::move(file)), sync_(sync) {

@@ -2,8 +2,6 @@
 #include "amplifier/legacy.hpp"
 #include "amplifier/transcript.hpp"
 
-#include "json_access.hpp"
-
 #include <boost/json/serialize.hpp>
 
 namespace amplifier::transcript {

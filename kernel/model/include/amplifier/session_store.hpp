@@ -77,8 +77,10 @@ SessionMetadata metadata_from_json(const boost::json::value &json);
 // nullopt when the file does not exist; throws ModelError / std::system_error when it exists
 // but cannot be read as metadata.
 std::optional<SessionMetadata> read_metadata(const std::filesystem::path &file);
-// Atomic: temp file, fsync, rename, directory fsync (replace_file_atomically).
-void write_metadata(const std::filesystem::path &file, const SessionMetadata &metadata);
+// Atomic: temp file, fsync, rename, directory fsync (replace_file_atomically; `sync` false
+// skips the fsyncs, as that function says).
+void write_metadata(const std::filesystem::path &file, const SessionMetadata &metadata,
+                    bool sync = true);
 
 // The current time as ISO 8601 UTC with milliseconds.
 std::string utc_timestamp_now();

@@ -75,8 +75,11 @@ std::string read_file(const std::filesystem::path &file);
 
 // Writes `content` to `target` so that readers (and a crash) see either the old file or the
 // new one, never a mix: a temporary file beside it, fsync, rename over `target`, fsync of the
-// directory. Throws std::system_error; the temporary file is removed on failure.
-void replace_file_atomically(const std::filesystem::path &target, std::string_view content);
+// directory. With `sync` false the two fsyncs are skipped: still atomic for readers and for a
+// killed process, but a power loss may leave the old file (or, on some filesystems, an empty
+// one). Throws std::system_error; the temporary file is removed on failure.
+void replace_file_atomically(const std::filesystem::path &target, std::string_view content,
+                             bool sync = true);
 
 // fsync of a directory, which makes a name created or renamed in it durable.
 void sync_directory(const std::filesystem::path &directory);

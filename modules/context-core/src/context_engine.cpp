@@ -1,0 +1,301 @@
+#include "amplifier/context/context_engine.hpp"
+
+#include "amplifier/context/compaction.hpp"
+#include "amplifier/context/events.hpp"
+#include "amplifier/context/message_json.hpp"
+#include "amplifier/legacy.hpp"
+#include "amplifier/module_support/json_util.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+
+namespace amplifier::context {
+namespace json = boost::json;
+namespace ms = amplifier::module_support;
+using transcript::Origin;
+
+namespace {
+
+constexpr std::string_view kUsageHookName = "context-usage-calibration";
+constexpr std::string_view kObservabilityChannel = "observability.events";
+
+// The one boundary every message crosses on its way in: validated, legacy shape converted.
+json::value normalize(const json::value &message, std::string_view where) {
+  try {
+    return read_stored_message(message);
+  } catch (const ModelError &e) {
+    throw std::invalid_argument(std::string(where) + ": " + e.what());
+  }
+}
+
+std::optional<std::int64_t> positive_int(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  if (!value || !ms::is_integral(*value) || ms::to_int64(*value) <= 0) return std::nullopt;
+  return ms::to_int64(*value);
+}
+
+std::optional<std::string> string_at(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_string() ? std::optional<std::string>(value->get_string()) : std::nullopt;
+}
+
+// ProviderInfo.defaults: Anthropic says max_tokens, others max_output_tokens.
+ProviderLimits limits_from_info(const json::value &info) {
+  const json::object *object = info.if_object();
+  const json::value *defaults = object ? object->if_contains("defaults") : nullptr;
+  if (!defaults || !defaults->is_object()) return {};
+  const json::object &d = defaults->get_object();
+  auto output = positive_int(d, "max_output_tokens");
+  return ProviderLimits{positive_int(d, "context_window"), output ? output : positive_int(d, "max_tokens")};
+}
+
+std::optional<std::string> default_model(const json::value &info) {
+  const json::object *object = info.if_object();
+  const json::value *defaults = object ? object->if_contains("defaults") : nullptr;
+  return defaults && defaults->is_object() ? string_at(defaults->get_object(), "model") : std::nullopt;
+}
+
+json::object origin_json(const Origin &origin) {
+  json::object out{{"provider", origin.provider}};
+  if (origin.module) out["module"] = *origin.module;
+  if (origin.model) out["model"] = *origin.model;
+  return out;
+}
+
+amp_status on_provider_response(void *user_data, amp_str, amp_str data_json, amp_writer *) noexcept {
+  try {
+    const json::value data = json::parse(amp::sdk::from_amp(data_json));
+    const json::value *usage = data.is_object() ? data.get_object().if_contains("usage") : nullptr;
+    if (!usage || !usage->is_object()) return AMP_OK;
+    if (auto prompt = prompt_tokens_of_usage(usage->get_object()))
+      static_cast<UsageCalibration *>(user_data)->usage_reported(*prompt);
+    return AMP_OK;
+  } catch (...) {  // a payload we cannot read only costs the calibration
+    return AMP_ERROR;
+  }
+}
+
+amp_status announce_events(void *, amp_writer *out) noexcept {
+  amp::sdk::write_to(out, R"(["context:pre_compact","context:post_compact","context:degraded"])");
+  return AMP_OK;
+}
+
+}  // namespace
+
+ContextEngine::ContextEngine(amp::sdk::Host host, BudgetSettings settings, HistoryStore *store)
+    : host_(host), settings_(settings), store_(store) {
+  listen_for_usage();
+  host_.contribute(kObservabilityChannel, "context-engine", &announce_events, nullptr);
+}
+
+// The host unregisters an instance's handlers before destroying it, so the calibration the
+// handler points at outlives every call of it.
+void ContextEngine::listen_for_usage() {
+  if (host_.hook_register(event::kProviderResponse, 0, kUsageHookName, &on_provider_response,
+                          &calibration_) != AMP_OK)
+    host_.warn("cannot listen to provider:response; token estimates will not use real usage");
+}
+
+void ContextEngine::load(std::vector<Entry> history) {
+  std::lock_guard lock(mutex_);
+  entries_ = std::move(history);
+}
+
+void ContextEngine::set_fallback_origin(std::optional<Origin> origin) {
+  std::lock_guard lock(mutex_);
+  fallback_origin_ = std::move(origin);
+}
+
+Entry ContextEngine::entry_for(json::value message) const {
+  Entry entry{std::move(message), std::nullopt};
+  if (role_of(entry.message) == "assistant") entry.origin = current_origin_;
+  return entry;
+}
+
+void ContextEngine::add_message(std::string_view message_json) {
+  json::value message = normalize(ms::parse_json(message_json, "message"), "message");
+  std::lock_guard lock(mutex_);
+  Entry entry = entry_for(std::move(message));
+  if (store_) store_->append(entry);
+  entries_.push_back(std::move(entry));
+}
+
+std::string ContextEngine::messages_json() const {
+  json::array messages;
+  {
+    std::lock_guard lock(mutex_);
+    messages.reserve(entries_.size());
+    for (const Entry &entry : entries_) messages.push_back(entry.message);
+  }
+  return json::serialize(messages);
+}
+
+void ContextEngine::set_messages(std::string_view messages_json) {
+  json::value parsed = ms::parse_json(messages_json, "messages");
+  if (!parsed.is_array())
+    throw std::invalid_argument("messages must be a JSON array, got " +
+                                std::string(ms::describe_kind(parsed)));
+  std::vector<json::value> messages;
+  for (std::size_t i = 0; i < parsed.get_array().size(); ++i)
+    messages.push_back(normalize(parsed.get_array()[i], "messages[" + std::to_string(i) + "]"));
+
+  std::lock_guard lock(mutex_);  // replaced all at once, or not at all
+  std::vector<Entry> replacement;
+  replacement.reserve(messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    // A message that stays where it was keeps its origin; a new one's origin is unknown.
+    const bool unchanged = i < entries_.size() && entries_[i].message == messages[i];
+    replacement.push_back(Entry{std::move(messages[i]),
+                                unchanged ? entries_[i].origin : std::nullopt});
+  }
+  if (store_) store_->replace(replacement);
+  entries_ = std::move(replacement);
+}
+
+void ContextEngine::clear() {
+  std::lock_guard lock(mutex_);
+  if (store_) store_->replace({});
+  entries_.clear();
+}
+
+std::size_t ContextEngine::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+std::string ContextEngine::messages_for_request(std::string_view request_json) {
+  const RequestHints hints = parse_request_hints(request_json);
+  const std::optional<ProviderFacts> target = target_of(hints);
+  json::array messages = shape_for(target);
+
+  const TokenBudget budget = compute_budget(settings_, hints.context_window, hints.max_output_tokens,
+                                            target ? target->limits : ProviderLimits{});
+  const std::int64_t overhead = calibration_.overhead();
+  const std::int64_t estimate = estimate_request_tokens(messages, overhead);
+  if (estimate > budget.trigger) messages = compact(std::move(messages), budget, overhead, estimate);
+  calibration_.request_sent(estimate_request_tokens(messages, 0));
+  return json::serialize(messages);
+}
+
+std::optional<ContextEngine::ProviderFacts> ContextEngine::target_of(const RequestHints &hints) {
+  if (!hints.provider) return std::nullopt;
+  std::optional<ProviderFacts> cached;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = providers_.find(*hints.provider); it != providers_.end()) cached = it->second;
+  }
+  // Looked up outside the lock: it calls the host. Providers never change once mounted.
+  ProviderFacts facts = cached ? *cached : look_up_provider(*hints.provider);
+  if (!cached) {
+    std::lock_guard lock(mutex_);
+    providers_.emplace(*hints.provider, facts);
+  }
+  if (hints.model) facts.identity.model = hints.model;
+  return facts;
+}
+
+ContextEngine::ProviderFacts ContextEngine::look_up_provider(const std::string &name) const {
+  ProviderFacts facts{Origin{name, std::nullopt, std::nullopt}, {}};
+  json::value listing;
+  try {
+    listing = json::parse(host_.providers());
+  } catch (const std::exception &e) {
+    host_.warn(std::string("cannot list providers: ") + e.what());
+    return facts;
+  }
+  if (!listing.is_array()) return facts;
+  for (const json::value &item : listing.get_array()) {
+    const json::object *provider = item.if_object();
+    if (!provider || string_at(*provider, "name") != name) continue;
+    facts.identity.module = string_at(*provider, "module");
+    if (const json::value *info = provider->if_contains("info")) {
+      facts.identity.model = default_model(*info);
+      facts.limits = limits_from_info(*info);
+    }
+  }
+  return facts;
+}
+
+// The history as the target can take it, plus the bookkeeping of who is being called.
+json::array ContextEngine::shape_for(const std::optional<ProviderFacts> &target) {
+  std::vector<Degradation> degradations;
+  json::array messages;
+  {
+    std::lock_guard lock(mutex_);
+    if (!target) {
+      messages.reserve(entries_.size());
+      for (const Entry &entry : entries_) messages.push_back(entry.message);
+      return messages;
+    }
+    current_origin_ = target->identity;
+    if (store_) store_->provider_selected(target->identity);
+    Adaptation adaptation = adapt_for_provider(entries_, target->identity, fallback_origin_);
+    messages = std::move(adaptation.messages);
+    degradations = std::move(adaptation.degradations);
+  }
+  if (!degradations.empty()) report_degradations(target->identity, degradations);
+  return messages;
+}
+
+// Announced once per target and kind of change: the same foreign blocks are left out of every
+// later request, and saying so each time would bury everything else.
+void ContextEngine::report_degradations(const Origin &target,
+                                        const std::vector<Degradation> &degradations) {
+  json::array list;
+  for (const Degradation &degradation : degradations) list.push_back(to_json(degradation));
+  std::string summary = json::serialize(list);
+  const std::string key = target.module.value_or("") + "/" + target.provider;
+  {
+    std::lock_guard lock(mutex_);
+    std::string &announced = announced_degradations_[key];
+    if (announced == summary) return;
+    announced = summary;
+    if (store_) store_->degraded(target, degradations);
+  }
+  for (const Degradation &degradation : degradations)
+    host_.warn("request for " + target.provider + ": " + degradation.reason + "; " +
+               degradation.fallback.value_or(""));
+  json::object data = origin_json(target);
+  data["degradations"] = std::move(list);
+  emit(event::kDegraded, data);
+}
+
+json::array ContextEngine::compact(json::array messages, const TokenBudget &budget,
+                                   std::int64_t overhead, std::int64_t estimate) {
+  emit(event::kPreCompact, json::object{{"messages", messages.size()},
+                                        {"estimated_tokens", estimate},
+                                        {"budget_tokens", budget.budget},
+                                        {"trigger_tokens", budget.trigger},
+                                        {"target_tokens", budget.target}});
+  Compaction compaction = compact_messages(std::move(messages), CompactionLimits{budget.target, overhead});
+  const CompactionReport &report = compaction.report;
+  json::array stages;
+  for (const auto &stage : report.stages) stages.emplace_back(stage);
+  emit(event::kPostCompact, json::object{{"messages_before", report.messages_before},
+                                         {"messages_after", report.messages_after},
+                                         {"tokens_before", report.tokens_before},
+                                         {"tokens_after", report.tokens_after},
+                                         {"truncated_tool_results", report.truncated_tool_results},
+                                         {"dropped_messages", report.dropped_messages},
+                                         {"stages", std::move(stages)},
+                                         {"within_target", report.within_target},
+                                         {"budget_tokens", budget.budget}});
+  if (!report.within_target)
+    host_.warn("the last turn alone (about " + std::to_string(report.tokens_after) +
+               " tokens) is over the compaction target of " + std::to_string(budget.target) +
+               " tokens; the request is sent as small as compaction could make it");
+  return std::move(compaction.messages);
+}
+
+// Events are observations: a hook that rejects one must not cost the request.
+void ContextEngine::emit(std::string_view event, const json::object &data) const {
+  try {
+    (void)host_.emit(event, json::serialize(data));
+  } catch (const std::exception &e) {
+    host_.warn("cannot emit " + std::string(event) + ": " + e.what());
+  }
+}
+
+}  // namespace amplifier::context
