@@ -1,0 +1,97 @@
+#include "prompt_caching.hpp"
+
+#include <boost/json/array.hpp>
+
+#include <string_view>
+
+namespace provider_anthropic {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t kRecentUserMessages = 2;
+
+json::object ephemeral() { return {{"type", "ephemeral"}}; }
+
+bool can_carry_cache_control(const json::object &block) {
+  const json::value *type = block.if_contains("type");
+  if (!type || !type->is_string()) return false;
+  const std::string_view name = type->get_string();
+  return name != "thinking" && name != "redacted_thinking";
+}
+
+// Marks the last block of `blocks` that may carry cache_control; false when there is none.
+bool mark_last_eligible(json::array &blocks) {
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    if (!it->is_object() || !can_carry_cache_control(it->get_object())) continue;
+    it->get_object()["cache_control"] = ephemeral();
+    return true;
+  }
+  return false;
+}
+
+bool mark_system(json::object &body) {
+  json::value *system = body.if_contains("system");
+  if (!system) return false;
+  if (system->is_string()) {
+    if (system->get_string().empty()) return false;
+    *system = json::array{json::object{{"type", "text"}, {"text", system->get_string()}}};
+  }
+  return system->is_array() && mark_last_eligible(system->get_array());
+}
+
+bool mark_last_tool(json::object &body) {
+  json::value *tools = body.if_contains("tools");
+  if (!tools || !tools->is_array() || tools->get_array().empty()) return false;
+  json::value &last = tools->get_array().back();
+  if (!last.is_object()) return false;
+  last.get_object()["cache_control"] = ephemeral();
+  return true;
+}
+
+std::size_t mark_recent_user_messages(json::object &body, std::size_t budget) {
+  json::value *messages = body.if_contains("messages");
+  if (!messages || !messages->is_array()) return 0;
+  std::size_t placed = 0;
+  std::size_t users_seen = 0;
+  json::array &list = messages->get_array();
+  for (auto it = list.rbegin();
+       it != list.rend() && placed < budget && users_seen < kRecentUserMessages; ++it) {
+    if (!it->is_object()) continue;
+    json::object &message = it->get_object();
+    const json::value *role = message.if_contains("role");
+    if (!role || !role->is_string() || role->get_string() != "user") continue;
+    ++users_seen;
+    json::value *content = message.if_contains("content");
+    if (content && content->is_array() && mark_last_eligible(content->get_array())) ++placed;
+  }
+  return placed;
+}
+
+std::size_t count_in(const json::value &value) {
+  std::size_t count = 0;
+  if (value.is_object()) {
+    for (const auto &entry : value.get_object()) {
+      if (entry.key() == "cache_control") ++count;
+      count += count_in(entry.value());
+    }
+  } else if (value.is_array()) {
+    for (const auto &item : value.get_array()) count += count_in(item);
+  }
+  return count;
+}
+
+}  // namespace
+
+std::size_t apply_cache_breakpoints(json::object &body) {
+  std::size_t placed = 0;
+  if (mark_system(body)) ++placed;
+  if (mark_last_tool(body)) ++placed;
+  placed += mark_recent_user_messages(body, kMaxCacheBreakpoints - placed);
+  return placed;
+}
+
+std::size_t count_cache_breakpoints(const json::object &body) { return count_in(body); }
+
+}  // namespace provider_anthropic

@@ -1,0 +1,138 @@
+#include "provider_info.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace provider_anthropic {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::int64_t kContextWindow = 200000;
+
+struct ModelFamily {
+  std::string_view id_prefix;
+  std::int64_t max_output_tokens;
+  bool thinking;
+};
+
+// Output limits by model family (Anthropic's models overview); the first matching prefix wins.
+constexpr std::array kFamilies = {
+    ModelFamily{"claude-opus-4-1", 32000, true},   ModelFamily{"claude-opus-4-2025", 32000, true},
+    ModelFamily{"claude-opus-4-0", 32000, true},   ModelFamily{"claude-opus-4", 64000, true},
+    ModelFamily{"claude-sonnet-4", 64000, true},   ModelFamily{"claude-haiku-4", 64000, true},
+    ModelFamily{"claude-3-7-sonnet", 64000, true}, ModelFamily{"claude-3-5", 8192, false},
+    ModelFamily{"claude-3-", 4096, false},
+};
+constexpr ModelFamily kNewerModel{"", 64000, true};  // families newer than this table
+
+const ModelFamily &family_of(std::string_view id) {
+  for (const auto &family : kFamilies)
+    if (id.substr(0, family.id_prefix.size()) == family.id_prefix) return family;
+  return kNewerModel;
+}
+
+json::object field(std::string_view id, std::string_view display_name, std::string_view type,
+                   std::string_view prompt, json::value default_value = nullptr) {
+  json::object out{{"id", id},
+                   {"display_name", display_name},
+                   {"field_type", type},
+                   {"prompt", prompt},
+                   {"required", false}};
+  if (!default_value.is_null()) out["default"] = std::move(default_value);
+  return out;
+}
+
+json::array config_fields() {
+  json::object api_key = field("api_key", "API key", "secret", "Your Anthropic API key");
+  api_key["env_var"] = kApiKeyEnv;
+  api_key["required"] = true;
+  json::object base_url =
+      field("base_url", "Base URL", "text", "API endpoint", json::string(kDefaultBaseUrl));
+  base_url["env_var"] = kBaseUrlEnv;
+  json::object effort = field("reasoning_effort", "Reasoning effort", "choice",
+                              "Switches extended thinking on with a budget for this effort");
+  effort["choices"] = json::array{"none", "minimal", "low", "medium", "high"};
+  return json::array{
+      std::move(api_key),
+      std::move(base_url),
+      field("default_model", "Model", "text", "Model used when a request names none",
+            json::string(kDefaultModel)),
+      field("max_tokens", "Max output tokens", "text", "Output limit when a request sets none",
+            kDefaultMaxTokens),
+      field("temperature", "Temperature", "text", "Sampling temperature (0 to 1)"),
+      field("timeout", "Timeout (s)", "text",
+            "Longest wait for a response or between streamed chunks", 600),
+      field("max_retries", "Max retries", "text", "Retries of a failed request", 5),
+      field("min_retry_delay", "Min retry delay (s)", "text", "First backoff delay", 1),
+      field("max_retry_delay", "Max retry delay (s)", "text", "Longest backoff delay", 60),
+      field("extended_thinking", "Extended thinking", "boolean",
+            "Let the model think before answering", false),
+      field("thinking_budget_tokens", "Thinking budget", "text",
+            "Tokens the model may spend thinking"),
+      std::move(effort),
+      field("enable_prompt_caching", "Prompt caching", "boolean",
+            "Cache the stable prefix of requests", true),
+      field("beta_headers", "Beta features", "text", "anthropic-beta values, comma separated"),
+      field("raw", "Raw payloads", "boolean",
+            "Include the (redacted) wire payloads in llm:* events", false),
+      field("verify_tls", "Verify TLS", "boolean",
+            "Check the server certificate (turn off only for testing)", true),
+      field("ca_file", "CA file", "text", "Extra trusted certificate authorities (PEM)"),
+  };
+}
+
+}  // namespace
+
+json::object provider_info(const AnthropicConfig &config) {
+  json::object defaults{{"model", config.default_model},
+                        {"max_tokens", config.max_tokens},
+                        {"context_window", kContextWindow},
+                        {"timeout", static_cast<double>(config.timeout.count()) / 1000.0},
+                        {"enable_prompt_caching", config.enable_prompt_caching}};
+  if (config.temperature) defaults["temperature"] = *config.temperature;
+  return json::object{
+      {"id", kModuleId},
+      {"display_name", "Anthropic"},
+      {"credential_env_vars", json::array{kApiKeyEnv}},
+      {"capabilities",
+       {{"streaming", true},
+        {"tools", true},
+        {"parallel_tool_calls", true},
+        {"thinking", true},
+        {"vision", true},
+        {"prompt_caching", true},
+        {"modalities", {{"input", json::array{"text", "image"}}, {"output", json::array{"text"}}}},
+        {"response_format", json::array{"text"}}}},
+      {"defaults", std::move(defaults)},
+      {"config_fields", config_fields()},
+  };
+}
+
+std::string append_model_page(const json::object &page, json::array &models) {
+  const json::value *data = page.if_contains("data");
+  if (data && data->is_array()) {
+    for (const json::value &item : data->get_array()) {
+      if (!item.is_object()) continue;
+      const json::value *id = item.get_object().if_contains("id");
+      if (!id || !id->is_string()) continue;
+      const json::value *name = item.get_object().if_contains("display_name");
+      const ModelFamily &family = family_of(id->get_string());
+      json::array capabilities{"tools", "streaming", "vision"};
+      if (family.thinking) capabilities.push_back("thinking");
+      models.push_back(json::object{{"id", *id},
+                                    {"display_name", name && name->is_string() ? *name : *id},
+                                    {"context_window", kContextWindow},
+                                    {"max_output_tokens", family.max_output_tokens},
+                                    {"capabilities", std::move(capabilities)}});
+    }
+  }
+  const json::value *more = page.if_contains("has_more");
+  const json::value *last = page.if_contains("last_id");
+  if (more && more->is_bool() && more->get_bool() && last && last->is_string())
+    return std::string(last->get_string());
+  return {};
+}
+
+}  // namespace provider_anthropic

@@ -1,0 +1,351 @@
+#include "stream_mapping.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace provider_anthropic {
+
+namespace json = boost::json;
+namespace stream = amplifier::stream;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+
+namespace {
+
+[[noreturn]] void fail(ErrorKind kind, std::string message) {
+  throw KernelException(KernelError::make(kind, std::move(message)));
+}
+
+[[noreturn]] void stream_fail(std::string message) { fail(ErrorKind::stream, std::move(message)); }
+
+std::string_view string_at(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
+}
+
+const json::object *object_at(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_object() ? &value->get_object() : nullptr;
+}
+
+std::optional<std::int64_t> count_at(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  if (!value) return std::nullopt;
+  if (value->is_int64()) return value->get_int64();
+  if (value->is_uint64()) return static_cast<std::int64_t>(value->get_uint64());
+  return std::nullopt;
+}
+
+std::int64_t index_of(const json::object &event) {
+  const auto index = count_at(event, "index");
+  if (!index) stream_fail(std::string(string_at(event, "type")) + " event has no index");
+  return *index;
+}
+
+// A non-streamed Message's content block as the content_block_start a stream opens with: the
+// same block with its growing fields emptied (they follow as deltas).
+json::object opening_of(const json::object &block) {
+  json::object opening = block;
+  const std::string_view type = string_at(block, "type");
+  if (type == "text") opening["text"] = "";
+  if (type == "thinking") {
+    opening["thinking"] = "";
+    opening["signature"] = "";
+  }
+  if (type == "tool_use") opening["input"] = json::object{};
+  return opening;
+}
+
+// The deltas a stream would have carried for `block` (at most one of each kind).
+std::vector<json::object> deltas_of(const json::object &block) {
+  const std::string_view type = string_at(block, "type");
+  std::vector<json::object> deltas;
+  if (type == "text")
+    deltas.push_back({{"type", "text_delta"}, {"text", string_at(block, "text")}});
+  if (type == "thinking") {
+    deltas.push_back({{"type", "thinking_delta"}, {"thinking", string_at(block, "thinking")}});
+    deltas.push_back({{"type", "signature_delta"}, {"signature", string_at(block, "signature")}});
+  }
+  if (type == "tool_use") {
+    const json::value *input = block.if_contains("input");
+    deltas.push_back({{"type", "input_json_delta"},
+                      {"partial_json", input ? json::serialize(*input) : std::string("{}")}});
+  }
+  return deltas;
+}
+
+}  // namespace
+
+void merge_anthropic_usage(const json::object &anthropic, amplifier::Usage &usage) {
+  if (auto n = count_at(anthropic, "input_tokens")) usage.input_tokens = *n;
+  if (auto n = count_at(anthropic, "output_tokens")) usage.output_tokens = *n;
+  if (auto n = count_at(anthropic, "cache_read_input_tokens")) usage.cache_read_tokens = *n;
+  if (auto n = count_at(anthropic, "cache_creation_input_tokens")) usage.cache_write_tokens = *n;
+  if (const json::object *details = object_at(anthropic, "output_tokens_details")) {
+    if (auto n = count_at(*details, "thinking_tokens")) usage.reasoning_tokens = *n;
+  }
+  usage.total_tokens = usage.input_tokens + usage.output_tokens +
+                       usage.cache_read_tokens.value_or(0) + usage.cache_write_tokens.value_or(0);
+}
+
+StreamTranslator::StreamTranslator(EventSink sink, StreamErrorMapper map_error)
+    : sink_(std::move(sink)), map_error_(std::move(map_error)) {}
+
+void StreamTranslator::on_sse_event(std::string_view event_type, std::string_view data) {
+  json::error_code ec;
+  json::value parsed = json::parse(data, ec);
+  if (ec)
+    stream_fail("invalid JSON in a '" + std::string(event_type) +
+                "' stream event: " + ec.message());
+  if (!parsed.is_object())
+    stream_fail("a '" + std::string(event_type) + "' stream event is not a JSON object");
+  json::object &event = parsed.get_object();
+  if (!event.contains("type")) event["type"] = event_type;
+  if (string_at(event, "type") == "error") throw KernelException(map_error_(data));
+  on_event(event);
+}
+
+void StreamTranslator::on_event(const json::object &event) {
+  if (complete_) return;  // nothing may follow message_stop
+  const std::string_view type = string_at(event, "type");
+  if (type == "content_block_delta") return block_delta(event);  // the most frequent first
+  if (type == "message_start") return message_start(event);
+  if (type == "content_block_start") return block_start(event);
+  if (type == "content_block_stop") return block_stop(event);
+  if (type == "message_delta") return message_delta(event);
+  if (type == "message_stop") return message_stop();
+  if (type == "error") throw KernelException(map_error_(json::serialize(event)));
+  // ping, and event types newer than this code: nothing to do.
+}
+
+void StreamTranslator::on_message(const json::object &message) {
+  json::object start_message = message;
+  start_message["content"] = json::array{};
+  on_event({{"type", "message_start"}, {"message", std::move(start_message)}});
+  if (const json::value *content = message.if_contains("content"); content && content->is_array()) {
+    std::int64_t index = 0;
+    for (const json::value &item : content->get_array()) {
+      if (!item.is_object()) stream_fail("a content block of the response is not an object");
+      const json::object &block = item.get_object();
+      on_event({{"type", "content_block_start"},
+                {"index", index},
+                {"content_block", opening_of(block)}});
+      for (json::object &delta : deltas_of(block))
+        on_event({{"type", "content_block_delta"}, {"index", index}, {"delta", std::move(delta)}});
+      on_event({{"type", "content_block_stop"}, {"index", index}});
+      ++index;
+    }
+  }
+  json::object delta{
+      {"stop_reason", message.contains("stop_reason") ? message.at("stop_reason") : nullptr},
+      {"stop_sequence", message.contains("stop_sequence") ? message.at("stop_sequence") : nullptr}};
+  if (const json::value *details = message.if_contains("stop_details"))
+    delta["stop_details"] = *details;
+  json::object message_delta{{"type", "message_delta"}, {"delta", std::move(delta)}};
+  if (const json::value *usage = message.if_contains("usage")) message_delta["usage"] = *usage;
+  on_event(message_delta);
+  on_event({{"type", "message_stop"}});
+}
+
+void StreamTranslator::emit(const json::object &event) {
+  assembler_.feed(event);
+  sink_(event);
+}
+
+void StreamTranslator::message_start(const json::object &event) {
+  const json::object *message = object_at(event, "message");
+  if (!message) return;
+  model_ = std::string(string_at(*message, "model"));
+  response_id_ = std::string(string_at(*message, "id"));
+  if (const json::object *usage = object_at(*message, "usage")) {
+    merge_anthropic_usage(*usage, usage_);
+    usage_seen_ = true;
+    emit_usage();
+  }
+}
+
+void StreamTranslator::block_start(const json::object &event) {
+  const std::int64_t anthropic_index = index_of(event);
+  if (open_.contains(anthropic_index))
+    stream_fail("content block " + std::to_string(anthropic_index) + " started twice");
+  const json::object *block = object_at(event, "content_block");
+  if (!block) stream_fail("content_block_start has no content_block");
+
+  OpenBlock open;
+  open.index = next_index_++;
+  const std::string_view type = string_at(*block, "type");
+  if (type == "text") {
+    open.kind = BlockKind::text;
+    emit(stream::text_start(open.index));
+    if (auto text = string_at(*block, "text"); !text.empty()) {
+      open.text = text;
+      emit(stream::text_delta(open.index, text));
+    }
+  } else if (type == "thinking") {
+    open.kind = BlockKind::thinking;
+    emit(stream::thinking_start(open.index));
+    if (auto thinking = string_at(*block, "thinking"); !thinking.empty()) {
+      open.text = thinking;
+      emit(stream::thinking_delta(open.index, thinking));
+    }
+    if (auto signature = string_at(*block, "signature"); !signature.empty()) {
+      open.signature = signature;
+      emit(stream::signature_delta(open.index, signature));
+    }
+  } else if (type == "redacted_thinking") {
+    // Arrives whole: the opaque data must go back to the API exactly as received.
+    open.kind = BlockKind::redacted_thinking;
+    open.text = string_at(*block, "data");
+    emit(stream::block_start(open.index, json::object{{"type", "redacted_thinking"}}));
+    emit(stream::redacted_thinking_delta(open.index, open.text));
+  } else if (type == "tool_use") {
+    open.kind = BlockKind::tool_call;
+    open.id = string_at(*block, "id");
+    open.name = string_at(*block, "name");
+    if (const json::object *input = object_at(*block, "input")) open.initial_input = *input;
+    emit(stream::tool_call_start(open.index, open.id, open.name));
+  } else {
+    // server_tool_use, web_search_tool_result...: kept whole, as the API sent them.
+    open.kind = BlockKind::passthrough;
+    open.raw = *block;
+    emit(stream::block_start(open.index, *block));
+  }
+  open_.emplace(anthropic_index, std::move(open));
+}
+
+StreamTranslator::OpenBlock &StreamTranslator::open_block(const json::object &event,
+                                                          std::string_view what) {
+  const std::int64_t anthropic_index = index_of(event);
+  auto it = open_.find(anthropic_index);
+  if (it == open_.end())
+    stream_fail(std::string(what) + " for content block " + std::to_string(anthropic_index) +
+                ", which is not open");
+  return it->second;
+}
+
+void StreamTranslator::block_delta(const json::object &event) {
+  OpenBlock &block = open_block(event, "content_block_delta");
+  const json::object *delta = object_at(event, "delta");
+  if (!delta) stream_fail("content_block_delta has no delta");
+  const std::string_view type = string_at(*delta, "type");
+  if (block.kind == BlockKind::passthrough) {
+    // Server-side tool blocks stream their input like tool_use does; it completes the raw block.
+    if (type == "input_json_delta") block.partial_json += string_at(*delta, "partial_json");
+    return;
+  }
+  auto expect = [&](BlockKind kind) {
+    if (block.kind != kind)
+      stream_fail("a " + std::string(type) + " arrived for a content block of another type");
+  };
+  if (type == "text_delta") {
+    expect(BlockKind::text);
+    const std::string_view text = string_at(*delta, "text");
+    if (text.empty()) return;
+    block.text += text;
+    emit(stream::text_delta(block.index, text));
+  } else if (type == "thinking_delta") {
+    expect(BlockKind::thinking);
+    const std::string_view thinking = string_at(*delta, "thinking");
+    if (thinking.empty()) return;
+    block.text += thinking;
+    emit(stream::thinking_delta(block.index, thinking));
+  } else if (type == "signature_delta") {
+    expect(BlockKind::thinking);
+    const std::string_view signature = string_at(*delta, "signature");
+    if (signature.empty()) return;
+    block.signature += signature;
+    emit(stream::signature_delta(block.index, signature));
+  } else if (type == "input_json_delta") {
+    expect(BlockKind::tool_call);
+    const std::string_view partial = string_at(*delta, "partial_json");
+    if (partial.empty()) return;  // the API opens every tool input with an empty fragment
+    block.partial_json += partial;
+    emit(stream::tool_input_delta(block.index, partial));
+  }
+  // citations_delta and newer delta types carry nothing the unified blocks hold.
+}
+
+amplifier::ContentBlock StreamTranslator::finished_block(OpenBlock &block) {
+  switch (block.kind) {
+    case BlockKind::text:
+      return amplifier::TextBlock{std::move(block.text), std::nullopt, {}};
+    case BlockKind::thinking: {
+      amplifier::ThinkingBlock thinking{std::move(block.text), std::nullopt, std::nullopt, {}};
+      if (!block.signature.empty()) thinking.signature = std::move(block.signature);
+      return thinking;
+    }
+    case BlockKind::redacted_thinking:
+      return amplifier::RedactedThinkingBlock{std::move(block.text), std::nullopt, {}};
+    case BlockKind::tool_call: {
+      json::object input = std::move(block.initial_input);
+      if (!block.partial_json.empty()) {
+        json::error_code ec;
+        json::value parsed = json::parse(block.partial_json, ec);
+        if (ec || !parsed.is_object())
+          fail(ErrorKind::invalid_tool_call, "the input of tool call '" + block.name + "' (" +
+                                                 block.id +
+                                                 ") is not a JSON object: " + block.partial_json);
+        input = std::move(parsed.get_object());
+      }
+      return amplifier::ToolCallBlock{
+          std::move(block.id), std::move(block.name), std::move(input), std::nullopt, {}};
+    }
+    case BlockKind::passthrough:
+      break;
+  }
+  if (!block.partial_json.empty()) {
+    json::error_code ec;
+    json::value input = json::parse(block.partial_json, ec);
+    if (!ec) block.raw["input"] = std::move(input);
+  }
+  return amplifier::UnknownBlock{std::move(block.raw)};
+}
+
+void StreamTranslator::block_stop(const json::object &event) {
+  const std::int64_t anthropic_index = index_of(event);
+  OpenBlock &block = open_block(event, "content_block_stop");
+  const std::size_t index = block.index;
+  const amplifier::ContentBlock complete = finished_block(block);
+  open_.erase(anthropic_index);
+  emit(stream::block_end(index, complete));
+}
+
+void StreamTranslator::message_delta(const json::object &event) {
+  if (const json::object *delta = object_at(event, "delta")) {
+    if (auto reason = string_at(*delta, "stop_reason"); !reason.empty())
+      stop_reason_ = std::string(reason);
+    if (const json::value *sequence = delta->if_contains("stop_sequence"))
+      stop_sequence_ = *sequence;
+    if (const json::value *details = delta->if_contains("stop_details")) stop_details_ = *details;
+  }
+  if (const json::object *usage = object_at(event, "usage")) {
+    merge_anthropic_usage(*usage, usage_);
+    usage_seen_ = true;
+    emit_usage();
+  }
+}
+
+void StreamTranslator::message_stop() {
+  if (!open_.empty())
+    stream_fail("message_stop arrived while content block " + std::to_string(open_.begin()->first) +
+                " was still open");
+  complete_ = true;
+}
+
+void StreamTranslator::emit_usage() { emit(stream::usage(usage_)); }
+
+amplifier::ChatResponse StreamTranslator::take_response(std::string_view provider_id) {
+  if (!complete_) stream_fail("the stream ended before message_stop");
+  amplifier::ChatResponse response = assembler_.finish();
+  if (usage_seen_) response.usage = usage_;
+  response.finish_reason = stop_reason_;
+  json::object metadata{
+      {"provider", provider_id}, {"model", model_}, {"response_id", response_id_}};
+  if (stop_sequence_.is_string()) metadata["stop_sequence"] = stop_sequence_;
+  if (!stop_details_.is_null()) metadata["stop_details"] = stop_details_;
+  response.metadata = std::move(metadata);
+  return response;
+}
+
+}  // namespace provider_anthropic

@@ -1,0 +1,270 @@
+// Helpers for the provider-anthropic tests: the recorded vendor fixtures (read in place from
+// the shared folder), ChatRequests written as JSON, sessions against a loopback server and a
+// recorder of kernel events.
+#pragma once
+#include "amplifier/coordinator.hpp"
+#include "amplifier/log.hpp"
+#include "amplifier/model.hpp"
+#include "amplifier/mount_plan.hpp"
+#include "amplifier/session.hpp"
+
+#include <boost/json.hpp>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace anthropic_test {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+inline std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// A fresh directory (with one file, marker.txt, for tools to find), removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "amp-anthropic-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = fs::canonical(pattern);
+    std::ofstream(path_ / "marker.txt") << "marker\n";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// A recorded vendor fixture, byte for byte.
+inline std::string fixture(std::string_view name) {
+  return read_file(fs::path(AMP_SHARED_DIR) / "fixtures" / "vendor" / name);
+}
+
+inline json::object fixture_json(std::string_view name) {
+  return json::parse(fixture(name)).as_object();
+}
+
+// Every anthropic_* fixture in the shared folder with the given extension, sorted by name.
+inline std::vector<std::string> fixtures_with(std::string_view extension) {
+  std::vector<std::string> names;
+  for (const auto &entry :
+       fs::directory_iterator(fs::path(AMP_SHARED_DIR) / "fixtures" / "vendor")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("anthropic_", 0) == 0 && entry.path().extension() == extension)
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The `data:` payloads of an SSE fixture, in order (for expectations, not for parsing tests).
+inline std::vector<json::object> sse_payloads(const std::string &sse) {
+  std::vector<json::object> payloads;
+  std::istringstream in(sse);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("data:", 0) == 0) payloads.push_back(json::parse(line.substr(5)).as_object());
+  }
+  return payloads;
+}
+
+inline amplifier::ChatRequest chat_request(std::string_view json_text) {
+  return amplifier::from_json<amplifier::ChatRequest>(json::parse(json_text));
+}
+
+// Captures every kernel log line while it lives.
+class LogCapture {
+ public:
+  LogCapture() {
+    amplifier::set_log_sink(
+        [this](amplifier::LogLevel level, std::string_view component, std::string_view message) {
+          std::lock_guard lock(mutex_);
+          lines_.push_back(std::string(amplifier::to_string(level)) + " [" +
+                           std::string(component) + "] " + std::string(message));
+        });
+  }
+  ~LogCapture() { amplifier::set_log_sink({}); }
+  LogCapture(const LogCapture &) = delete;
+  LogCapture &operator=(const LogCapture &) = delete;
+
+  std::vector<std::string> containing(std::string_view needle) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> found;
+    for (const auto &line : lines_)
+      if (line.find(needle) != std::string::npos) found.push_back(line);
+    return found;
+  }
+  std::string all() const {
+    std::lock_guard lock(mutex_);
+    std::string text;
+    for (const auto &line : lines_) text += line + "\n";
+    return text;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+// Every kernel event emitted in a session, in order, with its payload.
+class EventRecorder {
+ public:
+  struct Event {
+    std::string name;
+    json::object data;
+  };
+
+  explicit EventRecorder(amplifier::HookRegistry &hooks) : hooks_(hooks) {
+    handler_ = hooks.register_handler(std::string(amplifier::HookRegistry::kAllEvents),
+                                      [this](std::string_view event, const json::object &data) {
+                                        std::lock_guard lock(mutex_);
+                                        events_.push_back(Event{std::string(event), data});
+                                        changed_.notify_all();
+                                        return amplifier::HookResult{};
+                                      });
+  }
+  // The session may outlive the recorder (and still emit session:end).
+  ~EventRecorder() { hooks_.unregister(handler_); }
+  EventRecorder(const EventRecorder &) = delete;
+  EventRecorder &operator=(const EventRecorder &) = delete;
+
+  std::vector<Event> named(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    std::vector<Event> found;
+    for (const auto &event : events_)
+      if (event.name == name) found.push_back(event);
+    return found;
+  }
+  std::vector<std::string> names() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto &event : events_) out.push_back(event.name);
+    return out;
+  }
+  // Blocks until an event called `name` was recorded (condition variable, no polling).
+  bool wait_for(std::string_view name, std::chrono::milliseconds timeout = 10s) const {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] {
+      for (const auto &event : events_)
+        if (event.name == name) return true;
+      return false;
+    });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::vector<Event> events_;
+  amplifier::HookRegistry &hooks_;
+  amplifier::HookRegistry::HandlerId handler_ = 0;
+};
+
+// A plan with loop-basic, context-simple and provider-anthropic (config as JSON) plus `rest`.
+inline std::string anthropic_plan(const json::object &provider_config,
+                                  const std::string &rest = {}) {
+  return "session:\n  orchestrator: loop-basic\n  context: context-simple\nproviders:\n"
+         "  - module: provider-anthropic\n    config: " +
+         json::serialize(provider_config) + "\n" + rest;
+}
+
+// The provider config the tests start from: the loopback server, a test key, quick retries.
+inline json::object loopback_config(const std::string &base_url) {
+  return json::object{{"base_url", base_url},           {"api_key", "test-key"},
+                      {"default_model", "claude-test"}, {"min_retry_delay", 0.01},
+                      {"max_retry_delay", 0.05},        {"max_retries", 2}};
+}
+
+inline std::unique_ptr<amplifier::Session> open_session(const std::string &yaml) {
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_MODULE_DIR};
+  auto session =
+      std::make_unique<amplifier::Session>(amplifier::parse_mount_plan(yaml, "test-plan"), options);
+  session->initialize();
+  return session;
+}
+
+// The events and the single terminal event of one provider call started directly.
+struct CallRecorder {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> events;
+  int finish_count = 0;
+  amp_status status = AMP_OK;
+  std::string payload;
+  amp_call_id id = 0;
+
+  bool wait_finished(std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, timeout, [&] { return finish_count > 0; });
+  }
+  bool wait_events(std::size_t count, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, timeout,
+                            [&] { return events.size() >= count || finish_count > 0; });
+  }
+  std::vector<json::object> parsed_events() {
+    std::lock_guard lock(mutex);
+    std::vector<json::object> parsed;
+    for (const auto &e : events) parsed.push_back(json::parse(e).as_object());
+    return parsed;
+  }
+  json::object result() {
+    std::lock_guard lock(mutex);
+    return json::parse(payload).as_object();
+  }
+};
+
+inline std::shared_ptr<CallRecorder> complete(amplifier::Session &session,
+                                              const json::value &request,
+                                              std::string_view provider = "provider-anthropic") {
+  auto *mounted = session.coordinator().provider(provider);
+  REQUIRE_MESSAGE(mounted != nullptr, "provider not mounted: " << provider);
+  auto recorder = std::make_shared<CallRecorder>();
+  amplifier::CallObserver observer;
+  observer.on_event = [recorder](amp_call_id, std::string_view event) {
+    std::lock_guard lock(recorder->mutex);
+    recorder->events.emplace_back(event);
+    recorder->changed.notify_all();
+  };
+  observer.on_finish = [recorder](amp_call_id, amp_status status, std::string_view payload) {
+    std::lock_guard lock(recorder->mutex);
+    ++recorder->finish_count;
+    recorder->status = status;
+    recorder->payload.assign(payload);
+    recorder->changed.notify_all();
+  };
+  session.coordinator().start_provider_call(*mounted, json::serialize(request), observer, nullptr,
+                                            &recorder->id);
+  return recorder;
+}
+
+inline json::object user_request(std::string_view prompt) {
+  return json::object{
+      {"messages", json::array{json::object{{"role", "user"}, {"content", prompt}}}}};
+}
+
+}  // namespace anthropic_test
