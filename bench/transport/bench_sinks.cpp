@@ -1,5 +1,11 @@
 #include "bench_sinks.hpp"
 
+#include "stream_mapping.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <optional>
+
 namespace amplifier::bench {
 
 namespace {
@@ -19,12 +25,44 @@ class ParseOnlySink final : public EventSink {
   std::uint64_t checksum_ = 0;
 };
 
+// provider-anthropic's live mapping: each SSE event becomes the ABI stream events a provider
+// reports (serialised, as call_event sends them), and the response is assembled at the end.
+class AnthropicKernelEventSink final : public EventSink {
+ public:
+  std::string_view name() const override { return "anthropic->kernel"; }
+  std::string_view corpus_prefix() const override { return "anthropic_stream_"; }
+  void begin_stream() override {
+    translator_.emplace(
+        [this](const boost::json::object &event) {
+          checksum_ += boost::json::serialize(event).size();
+        },
+        [](std::string_view payload) {
+          return amplifier::KernelError::make(amplifier::ErrorKind::stream, std::string(payload));
+        });
+  }
+  void on_event(const transport::SseEvent &event) override {
+    try {
+      translator_->on_sse_event(event.type, event.data);
+    } catch (const amplifier::KernelException &) {
+      ++checksum_;  // the recorded error stream ends in a typed error: part of the work
+    }
+  }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->complete()) checksum_ += translator_->take_response("bench").content.size();
+  }
+  std::uint64_t checksum() const override { return checksum_; }
+
+ private:
+  std::optional<provider_anthropic::StreamTranslator> translator_;
+  std::uint64_t checksum_ = 0;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<EventSink>> make_sinks() {
   std::vector<std::unique_ptr<EventSink>> sinks;
   sinks.push_back(std::make_unique<ParseOnlySink>());
-  // provider-anthropic: add the SSE -> kernel stream event mapping sink here.
+  sinks.push_back(std::make_unique<AnthropicKernelEventSink>());
   return sinks;
 }
 
