@@ -56,4 +56,10 @@ fs::path PathPolicy::resolve(std::string_view requested) const {
   throw PathRefused(message);
 }
 
+std::string PathPolicy::display(const fs::path &real) const {
+  if (!is_within(real, working_dir_)) return real.string();
+  const fs::path relative = real.lexically_relative(working_dir_);
+  return relative.empty() ? std::string(".") : relative.string();
+}
+
 }  // namespace tool_filesystem

@@ -35,6 +35,11 @@ class PathPolicy {
   // the request, where it resolves to and the allowed roots.
   std::filesystem::path resolve(std::string_view requested) const;
 
+  // How a resolved path appears in tool output: relative to the working directory when it is
+  // inside it ("src/main.cpp", "." for the directory itself), else absolute, so it can be
+  // passed back to any tool as it is.
+  std::string display(const std::filesystem::path &real) const;
+
   const std::filesystem::path &working_dir() const noexcept { return working_dir_; }
   const std::vector<std::filesystem::path> &roots() const noexcept { return roots_; }
 

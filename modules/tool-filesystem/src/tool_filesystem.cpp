@@ -1,13 +1,22 @@
-// tool-filesystem: read_file and list_directory, confined to the allowed read paths.
+// tool-filesystem: read_file, list_directory, glob and grep within the allowed read paths;
+// write_file and edit_file within the allowed write paths (edit_file needs both).
 //
 // Tool-level failures (bad input, a refused path, a missing file) are normal results the
 // model must read: call_finish(AMP_OK, {"success":false,"error":{"message"},"output":message}).
 // Only a request for a tool this module does not offer fails the call itself.
 //
+// Events: artifact:read {path, tool} after a successful read, listing or search (the searched
+// base); artifact:write {path, tool, bytes, created} after write_file and
+// {path, tool, replacements} after edit_file.
+//
 // THREADS: the host calls execute on its worker threads, concurrently; the work is done
-// synchronously inside execute. All state is immutable after construction.
+// synchronously inside execute. All state is immutable after construction. Two concurrent
+// writes of one file each land whole (atomic rename); the later one wins.
 #include "file_tools.hpp"
+#include "path_glob.hpp"
 #include "path_policy.hpp"
+#include "search_tools.hpp"
+#include "write_tools.hpp"
 
 #include "amplifier/model.hpp"
 #include "amplifier/module_support/config_reader.hpp"
@@ -29,7 +38,7 @@ constexpr std::int64_t kMaxLineCount = 1'000'000;
 struct FilesystemConfig {
   fs::path working_dir;
   std::vector<std::string> allowed_read_paths;
-  std::vector<std::string> allowed_write_paths;  // kept for the write tools of a later issue
+  std::vector<std::string> allowed_write_paths;
 };
 
 FilesystemConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
@@ -81,6 +90,86 @@ json::object list_directory_spec() {
   };
 }
 
+json::object write_file_spec() {
+  return {
+      {"name", "write_file"},
+      {"description",
+       "Create a file or replace its whole content. Missing parent directories are created. "
+       "To change part of an existing file, prefer edit_file."},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"path", {{"type", "string"},
+                    {"description", "File to write, absolute or relative to the working directory"}}},
+          {"content", {{"type", "string"}, {"description", "The complete new content"}}}}},
+        {"required", json::array{"path", "content"}},
+        {"additionalProperties", false}}},
+  };
+}
+
+json::object edit_file_spec() {
+  return {
+      {"name", "edit_file"},
+      {"description",
+       "Replace exact text in a file. old_string must match the file exactly (whitespace and "
+       "indentation included) and occur once, unless replace_all is true. Reports how many "
+       "occurrences were replaced and on which lines."},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"path", {{"type", "string"}, {"description", "File to edit"}}},
+          {"old_string", {{"type", "string"}, {"minLength", 1},
+                          {"description", "The exact text to replace"}}},
+          {"new_string", {{"type", "string"}, {"description", "The text to put in its place"}}},
+          {"replace_all", {{"type", "boolean"},
+                           {"description", "Replace every occurrence (default false)"}}}}},
+        {"required", json::array{"path", "old_string", "new_string"}},
+        {"additionalProperties", false}}},
+  };
+}
+
+json::object glob_spec() {
+  return {
+      {"name", "glob"},
+      {"description",
+       "Find paths by pattern, sorted. '*' and '?' match within one path component, '**' "
+       "matches any number of directories, {a,b} gives alternatives, e.g. 'src/**/*.{cpp,hpp}'. "
+       "Hidden files and folders are only matched when the pattern names them. Directories "
+       "end with '/'."},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"pattern", {{"type", "string"}, {"minLength", 1},
+                       {"description", "Pattern relative to path"}}},
+          {"path", {{"type", "string"},
+                    {"description", "Directory to search below (default: the working directory)"}}}}},
+        {"required", json::array{"pattern"}},
+        {"additionalProperties", false}}},
+  };
+}
+
+json::object grep_spec() {
+  return {
+      {"name", "grep"},
+      {"description",
+       "Search file contents with a regular expression (ECMAScript syntax). Returns matching "
+       "lines as 'file:line:text'. Binary files and hidden folders are skipped."},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"pattern", {{"type", "string"}, {"minLength", 1},
+                       {"description", "Regular expression searched for in each line"}}},
+          {"path", {{"type", "string"},
+                    {"description", "File or directory to search (default: the working directory)"}}},
+          {"glob", {{"type", "string"},
+                    {"description", "Only files whose name matches, e.g. '*.py', or whose path "
+                                    "below `path` matches when it has a '/', e.g. 'src/**/*.h'"}}},
+          {"case_insensitive", {{"type", "boolean"}, {"description", "Ignore case (default false)"}}}}},
+        {"required", json::array{"pattern"}},
+        {"additionalProperties", false}}},
+  };
+}
+
 std::string success(std::string output) {
   amplifier::ToolResult result;
   result.success = true;
@@ -107,17 +196,41 @@ ms::ConfigReader input_reader(std::string_view tool, std::string_view input_json
   }
 }
 
+// A required, non-empty string input.
+std::string required_string(ms::ConfigReader &input, std::string_view tool, std::string_view key) {
+  auto value = input.get_optional_string(key);
+  if (!value || value->empty())
+    throw ToolFailure(std::string(tool) + " input: '" + std::string(key) + "' is required");
+  return *value;
+}
+
+// A glob pattern stays below its base: no alternative of it is absolute or has a "." or ".."
+// component ("{..,src}/*" included).
+void check_glob_pattern(const std::string &pattern) {
+  for (const auto &alternative : expand_braces(pattern)) {
+    if (alternative.starts_with('/') || alternative.starts_with('~'))
+      throw ToolFailure("glob input: 'pattern' must be relative; put the directory in 'path'");
+    for (const auto &component : split_components(alternative)) {
+      if (component == "." || component == "..")
+        throw ToolFailure("glob input: 'pattern' may not contain '.' or '..' components; "
+                          "put the directory in 'path'");
+    }
+  }
+}
+
 class FilesystemTools final : public amp::sdk::ToolModule {
  public:
   FilesystemTools(amp::sdk::Host host, std::string_view config_json)
       : FilesystemTools(host, read_config(host, config_json)) {}
 
   std::string list_tools() override {
-    return json::serialize(json::array{read_file_spec(), list_directory_spec()});
+    return json::serialize(json::array{read_file_spec(), list_directory_spec(), write_file_spec(),
+                                       edit_file_spec(), glob_spec(), grep_spec()});
   }
 
   void execute(amp_call_id call, std::string_view tool, std::string_view input_json) override {
-    if (tool != "read_file" && tool != "list_directory") {
+    const auto handler = handler_for(tool);
+    if (!handler) {
       host().call_fail(call, "not_found", "tool-filesystem has no tool '" + std::string(tool) + "'",
                        AMP_NOT_FOUND);
       return;
@@ -129,7 +242,7 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     }
     std::string payload;
     try {
-      payload = success(tool == "read_file" ? read_file(input_json) : list_directory(input_json));
+      payload = success((this->*handler)(input_reader(tool, input_json)));
     } catch (const ToolFailure &e) {
       payload = failure(e.what());
     } catch (const PathRefused &e) {
@@ -141,51 +254,131 @@ class FilesystemTools final : public amp::sdk::ToolModule {
   }
 
  private:
+  using Handler = std::string (FilesystemTools::*)(ms::ConfigReader) const;
+
   FilesystemTools(amp::sdk::Host host, FilesystemConfig config)
       : ToolModule(host),
         config_(std::move(config)),
-        read_policy_(config_.working_dir, config_.allowed_read_paths, "read") {}
+        read_policy_(config_.working_dir, config_.allowed_read_paths, "read"),
+        write_policy_(config_.working_dir, config_.allowed_write_paths, "write") {}
 
-  std::string read_file(std::string_view input_json) const {
-    auto input = input_reader("read_file", input_json);
-    const auto path = input.get_optional_string("path");
-    if (!path || path->empty()) throw ToolFailure("read_file input: 'path' is required");
+  static Handler handler_for(std::string_view tool) {
+    if (tool == "read_file") return &FilesystemTools::read_file;
+    if (tool == "list_directory") return &FilesystemTools::list_directory;
+    if (tool == "write_file") return &FilesystemTools::write_file;
+    if (tool == "edit_file") return &FilesystemTools::edit_file;
+    if (tool == "glob") return &FilesystemTools::glob;
+    if (tool == "grep") return &FilesystemTools::grep;
+    return nullptr;
+  }
+
+  std::string read_file(ms::ConfigReader input) const {
+    const std::string path = required_string(input, "read_file", "path");
     const auto offset = input.get_int("offset", 1, 1, kMaxLineCount);
     std::optional<std::size_t> limit;
     if (input.has("limit")) limit = static_cast<std::size_t>(input.get_int("limit", 0, 1, kMaxLineCount));
-    const fs::path resolved = read_policy_.resolve(*path);
+    const fs::path resolved = read_policy_.resolve(path);
     std::string output =
-        read_numbered_lines(resolved, *path, static_cast<std::size_t>(offset), limit);
-    announce_read(resolved, "read_file");
+        read_numbered_lines(resolved, path, static_cast<std::size_t>(offset), limit);
+    announce("artifact:read", {{"path", resolved.string()}, {"tool", "read_file"}});
     return output;
   }
 
-  std::string list_directory(std::string_view input_json) const {
-    auto input = input_reader("list_directory", input_json);
+  std::string list_directory(ms::ConfigReader input) const {
     const std::string path = input.get_string("path", ".");
     const fs::path resolved = read_policy_.resolve(path.empty() ? "." : path);
     std::string output = list_entries(resolved, path);
-    announce_read(resolved, "list_directory");
+    announce("artifact:read", {{"path", resolved.string()}, {"tool", "list_directory"}});
     return output;
   }
 
-  // artifact:read lets hooks (audit, UIs) see what the model looked at. A hook that rejects
-  // the event must not fail the read, which already happened.
-  void announce_read(const fs::path &path, std::string_view tool) const {
+  std::string write_file(ms::ConfigReader input) const {
+    const std::string path = required_string(input, "write_file", "path");
+    const auto content = input.get_optional_string("content");
+    if (!content) throw ToolFailure("write_file input: 'content' is required");
+    const fs::path resolved = write_policy_.resolve(path);
+    const WriteOutcome outcome = write_text_file(resolved, path, *content);
+    announce("artifact:write", {{"path", resolved.string()},
+                                {"tool", "write_file"},
+                                {"bytes", content->size()},
+                                {"created", outcome.created}});
+    return outcome.summary;
+  }
+
+  std::string edit_file(ms::ConfigReader input) const {
+    const std::string path = required_string(input, "edit_file", "path");
+    EditRequest request;
+    request.old_string = input.get_string("old_string", "");
+    const auto new_string = input.get_optional_string("new_string");
+    if (!new_string) throw ToolFailure("edit_file input: 'new_string' is required");
+    request.new_string = *new_string;
+    request.replace_all = input.get_bool("replace_all", false);
+    // Editing reads the file too, so both policies must allow the path.
+    const fs::path resolved = write_policy_.resolve(path);
+    read_policy_.resolve(path);
+    const EditOutcome outcome = edit_text_file(resolved, path, request);
+    announce("artifact:write", {{"path", resolved.string()},
+                                {"tool", "edit_file"},
+                                {"replacements", outcome.replacements}});
+    return outcome.summary;
+  }
+
+  std::string glob(ms::ConfigReader input) const {
+    const std::string pattern = required_string(input, "glob", "pattern");
+    const std::string path = input.get_string("path", ".");
+    const fs::path base = read_policy_.resolve(path.empty() ? "." : path);
+    std::string output;
     try {
-      host().emit("artifact:read", json::serialize(json::object{{"path", path.string()},
-                                                                {"tool", tool}}));
+      check_glob_pattern(pattern);
+      output = glob_paths(base, pattern, display());
+    } catch (const std::invalid_argument &e) {  // a brace expansion that runs away
+      throw ToolFailure("glob input: 'pattern' " + std::string(e.what()));
+    }
+    announce("artifact:read", {{"path", base.string()}, {"tool", "glob"}});
+    return output;
+  }
+
+  std::string grep(ms::ConfigReader input) const {
+    GrepRequest request;
+    request.pattern = required_string(input, "grep", "pattern");
+    request.file_glob = input.get_optional_string("glob");
+    request.case_insensitive = input.get_bool("case_insensitive", false);
+    const std::string path = input.get_string("path", ".");
+    const fs::path base = read_policy_.resolve(path.empty() ? "." : path);
+    std::error_code ec;
+    if (!fs::exists(base, ec)) throw ToolFailure("Path not found: " + path);
+    std::string output;
+    try {
+      output = grep_files(base, request, display());
+    } catch (const std::invalid_argument &e) {
+      throw ToolFailure("grep input: 'glob' " + std::string(e.what()));
+    }
+    announce("artifact:read", {{"path", base.string()}, {"tool", "grep"}});
+    return output;
+  }
+
+  DisplayPath display() const {
+    return [this](const fs::path &real) { return read_policy_.display(real); };
+  }
+
+  // artifact events let hooks (audit, UIs) see what the model looked at or changed. A hook
+  // that rejects the event must not fail the operation, which already happened.
+  void announce(std::string_view event, json::object data) const {
+    try {
+      host().emit(event, json::serialize(data));
     } catch (const std::exception &e) {
-      host().warn(std::string("tool-filesystem: emitting artifact:read failed: ") + e.what());
+      host().warn("tool-filesystem: emitting " + std::string(event) + " failed: " + e.what());
     }
   }
 
   const FilesystemConfig config_;
   const PathPolicy read_policy_;
+  const PathPolicy write_policy_;
 };
 
 }  // namespace
 }  // namespace tool_filesystem
 
-AMP_DEFINE_MODULE(tool_filesystem::FilesystemTools, "tool-filesystem", "0.1.0",
-                  "read_file and list_directory, confined to allowed paths");
+AMP_DEFINE_MODULE(tool_filesystem::FilesystemTools, "tool-filesystem", "0.2.0",
+                  "read_file, list_directory, glob, grep, write_file and edit_file, confined to "
+                  "allowed paths");

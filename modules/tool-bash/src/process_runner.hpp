@@ -1,0 +1,82 @@
+// Running one shell command to its end: `/bin/bash -c <command>` in a process group of its
+// own, stdout and stderr captured together through one pipe (interleaved as written, like a
+// terminal shows them), stdin from /dev/null, signal dispositions and mask reset to defaults.
+//
+// How a run ends:
+//   - the shell exits: any process still in its group (a backgrounded `server &`) is ended
+//     too, SIGTERM then, after the grace period, SIGKILL, so nothing outlives the call;
+//     a process that left the group (setsid, nohup setsid) is on its own;
+//   - the timeout passes: the whole group gets SIGTERM, then SIGKILL after the grace period;
+//   - an immediate cancellation (Interrupt::trigger, or the host's cancel level polled every
+//     100 ms): the whole group gets SIGKILL at once.
+// The shell itself is always reaped before run_command returns, and it is reaped only after
+// its group has been ended: while the unreaped leader holds the group's id, that id cannot be
+// reused, so no signal sent to the group can reach an unrelated process.
+#pragma once
+#include "output_capture.hpp"
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace tool_bash {
+
+// The command could not be started at all (no /bin/bash, a working directory that vanished).
+class SpawnError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Lets another thread end a running command at once. The owner's wait loop watches fd().
+class Interrupt {
+ public:
+  Interrupt();
+  ~Interrupt();
+  Interrupt(const Interrupt &) = delete;
+  Interrupt &operator=(const Interrupt &) = delete;
+
+  void trigger() noexcept;
+  bool triggered() const noexcept { return triggered_.load(); }
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_ = -1;
+  std::atomic<bool> triggered_{false};
+};
+
+struct RunLimits {
+  std::chrono::milliseconds timeout{120'000};
+  std::chrono::milliseconds kill_grace{2'000};  // between SIGTERM and SIGKILL
+  std::size_t max_output_bytes = 30'000;
+};
+
+enum class RunEnd {
+  exited,     // the shell exited by itself (exit_code) or was killed by a signal from elsewhere
+  timed_out,  // the timeout passed
+  cancelled,  // interrupted
+};
+
+struct RunResult {
+  RunEnd end = RunEnd::exited;
+  int exit_code = -1;  // when the shell exited normally, else -1
+  int signal = 0;      // when a signal ended the shell, else 0
+  OutputCapture output{0};
+  pid_t process_group = 0;
+  std::chrono::milliseconds elapsed{0};
+};
+
+// Runs `command` in `working_dir`. `host_cancelled` is polled while waiting (true = cancel
+// immediately). Throws SpawnError when the shell cannot be started.
+RunResult run_command(const std::string &command, const std::filesystem::path &working_dir,
+                      const RunLimits &limits, Interrupt &interrupt,
+                      const std::function<bool()> &host_cancelled);
+
+// True while a process other than a zombie belongs to process group `group` (read from /proc).
+bool process_group_alive(pid_t group);
+
+}  // namespace tool_bash
