@@ -2,10 +2,13 @@
 // hooks, iteration limit, cancellation and the events that close every turn.
 #include "session_harness.hpp"
 
+#include "amplifier/coordinator.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
 #include <future>
+#include <mutex>
 #include <string>
 
 using namespace amp_test;
@@ -234,6 +237,104 @@ TEST_CASE("a tool:pre deny becomes a \"Denied by hook\" error result and the too
   CHECK(tool_output_is_error(results[0]));
   CHECK(events.count("tool:post") == 0);
   CHECK(transcript_problems(messages).empty());
+}
+
+namespace {
+
+// A tool:pre handler that asks the user before c_upper runs.
+HookResult ask_before_upper(std::string_view, const json::object &data) {
+  HookResult r;
+  if (string_at(data, "tool_name") != "c_upper") return r;
+  r.action = HookAction::AskUser;
+  r.approval_prompt = "Uppercase this text?";
+  r.approval_timeout = 42;
+  return r;
+}
+
+std::string plan_with_one_upper_call() {
+  return plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "abc"}}
+        - text: "understood"
+  )");
+}
+
+}  // namespace
+
+TEST_CASE("a tool:pre ask_user that the user allows runs the tool; the request says what is asked") {
+  auto session = make_session(plan_with_one_upper_call());
+  EventLog events(session->hooks());
+  session->hooks().register_handler("tool:pre", ask_before_upper);
+  std::vector<json::object> requests;  // the approval handler runs on the turn thread
+  std::mutex requests_mutex;
+  session->coordinator().set_approval_handler([&](const json::object &request) {
+    std::lock_guard lock(requests_mutex);
+    requests.push_back(request);
+    return json::object{{"decision", "allow_once"}, {"reason", "looks fine"}};
+  });
+  session->initialize();
+  amplifier::TurnResult turn = session->execute("try");
+  CHECK(turn.status == "success");
+
+  REQUIRE(requests.size() == 1);
+  CHECK(string_at(requests[0], "prompt") == "Uppercase this text?");
+  CHECK(string_at(requests[0], "tool_name") == "c_upper");
+  CHECK(string_at(requests[0], "default") == "deny");
+  CHECK(requests[0].at("timeout_seconds").to_number<double>() == 42);
+  CHECK(requests[0].at("details").at("tool_input").at("text") == "abc");
+  CHECK(requests[0].at("options").as_array().size() == 3);
+
+  json::array messages = transcript(*session);
+  INFO(dump(messages));
+  auto results = tool_messages(messages);
+  REQUIRE(results.size() == 1);
+  CHECK(tool_output(results[0]) == "ABC");
+  CHECK_FALSE(tool_output_is_error(results[0]));
+  CHECK(events.count("approval:required") == 1);
+  CHECK(events.count("approval:granted") == 1);
+  CHECK(events.count("approval:denied") == 0);
+  CHECK(events.index_of("approval:required") < events.index_of("approval:granted"));
+  CHECK(events.index_of("approval:granted") < events.index_of("tool:post"));
+  CHECK(string_at(events.payloads("approval:granted")[0], "decision") == "allow_once");
+}
+
+TEST_CASE("a tool:pre ask_user that the user denies never runs the tool: \"Denied by hook\"") {
+  auto session = make_session(plan_with_one_upper_call());
+  EventLog events(session->hooks());
+  session->hooks().register_handler("tool:pre", ask_before_upper);
+  session->coordinator().set_approval_handler([](const json::object &) {
+    return json::object{{"decision", "deny"}, {"reason", "not today"}};
+  });
+  session->initialize();
+  amplifier::TurnResult turn = session->execute("try");
+  CHECK(turn.status == "success");
+  json::array messages = transcript(*session);
+  INFO(dump(messages));
+  auto results = tool_messages(messages);
+  REQUIRE(results.size() == 1);
+  CHECK(tool_output_is_error(results[0]));
+  CHECK(text_of(tool_output(results[0])).rfind("Denied by hook: ", 0) == 0);
+  CHECK(text_of(tool_output(results[0])).find("not today") != std::string::npos);
+  CHECK(events.count("tool:post") == 0);
+  CHECK(events.count("approval:required") == 1);
+  CHECK(events.count("approval:denied") == 1);
+  CHECK(events.count("approval:granted") == 0);
+  CHECK(transcript_problems(messages).empty());
+}
+
+TEST_CASE("an ask_user with nobody to ask gets its default: deny unless the hook says allow") {
+  auto session = make_session(plan_with_one_upper_call());
+  EventLog events(session->hooks());
+  session->hooks().register_handler("tool:pre", ask_before_upper);
+  session->initialize();  // no approval handler: the coordinator answers the request's default
+  REQUIRE(session->execute("try").status == "success");
+  json::array messages = transcript(*session);
+  INFO(dump(messages));
+  auto results = tool_messages(messages);
+  REQUIRE(results.size() == 1);
+  CHECK(text_of(tool_output(results[0])).rfind("Denied by hook: ", 0) == 0);
+  CHECK(events.count("approval:denied") == 1);
 }
 
 TEST_CASE("a tool:post modify replaces the result the model sees") {

@@ -58,7 +58,7 @@ bool HookOutcome::denies() const {
 std::string HookOutcome::deny_reason() const {
   if (action == "ask_user")
     return (approval_prompt.empty() ? std::string("approval required") : approval_prompt) +
-           " (no approval channel; denied by default)";
+           " (nobody was asked; denied by default)";
   return reason.empty() ? std::string("no reason given") : reason;
 }
 
@@ -72,6 +72,11 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
   outcome.injections = read_injections(o);
   outcome.approval_prompt = string_field(o, "approval_prompt");
   outcome.approval_default = string_field(o, "approval_default", "deny");
+  if (auto *options = o.if_contains("approval_options"); options && options->is_array())
+    for (const auto &option : options->get_array())
+      if (option.is_string()) outcome.approval_options.emplace_back(option.get_string());
+  if (auto *timeout = o.if_contains("approval_timeout"); timeout && timeout->is_number())
+    outcome.approval_timeout = timeout->to_number<double>();
   return outcome;
 }
 

@@ -35,9 +35,9 @@ std::string mounted_names(const json::array &providers) {
 }
 }  // namespace
 
-LoopConfig read_loop_config(std::string_view config_json, std::string_view module_id,
+LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &policy,
                             const amp::sdk::Host &host) {
-  ConfigReader reader(config_json, std::string(module_id) + " config");
+  ConfigReader reader(config_json, std::string(policy.module_id) + " config");
   LoopConfig config;
   config.max_iterations =
       reader.get_int("max_iterations", -1, -1, std::numeric_limits<std::int64_t>::max());
@@ -50,6 +50,12 @@ LoopConfig read_loop_config(std::string_view config_json, std::string_view modul
   if (reader.has("temperature")) config.temperature = reader.get_number("temperature", 0, 0, 2);
   config.reasoning_effort = reader.get_optional_string("reasoning_effort");
   config.cancel_grace = std::chrono::milliseconds(reader.get_int("cancel_grace_ms", 1000, 0, 60000));
+  if (policy.streaming_options) {
+    config.min_delay_between_calls =
+        std::chrono::milliseconds(reader.get_int("min_delay_between_calls_ms", 0, 0, 600000));
+    if (reader.has("extended_thinking"))
+      config.extended_thinking = reader.get_bool("extended_thinking", false);
+  }
   reader.warn_unknown_keys(host);
   return config;
 }

@@ -1,5 +1,6 @@
 #include "amplifier/orchestrator/tool_batch.hpp"
 
+#include "amplifier/orchestrator/approval.hpp"
 #include "amplifier/orchestrator/call_errors.hpp"
 #include "amplifier/orchestrator/events.hpp"
 
@@ -109,7 +110,12 @@ class BatchRun {
   void start(std::size_t i) {
     const ToolCallBlock &call = calls_[i];
     if (cancelled_before_start(i)) return;
-    HookOutcome pre = emit_and_collect(event::kToolPre, call_payload(i));
+    // An ask_user is settled here, on the turn thread: the user's answer decides whether this
+    // call starts. The calls after it wait, the ones already started keep running.
+    HookOutcome pre = settle_approval(
+        host_, emit_and_collect(event::kToolPre, call_payload(i)),
+        ApprovalSubject{event::kToolPre, call.name,
+                        json::object{{"tool_input", call.input}, {"tool_call_id", call.id}}});
     if (pre.denies()) {
       outcomes_[i] = error_outcome(call, "Denied by hook: " + pre.deny_reason());
       return;

@@ -17,5 +17,8 @@ inline constexpr std::string_view kContentBlockEnd = "content_block:end";
 inline constexpr std::string_view kToolPre = "tool:pre";
 inline constexpr std::string_view kToolPost = "tool:post";
 inline constexpr std::string_view kToolError = "tool:error";
+inline constexpr std::string_view kApprovalRequired = "approval:required";
+inline constexpr std::string_view kApprovalGranted = "approval:granted";
+inline constexpr std::string_view kApprovalDenied = "approval:denied";
 inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
 }  // namespace amplifier::orchestrator::event

@@ -25,12 +25,16 @@ struct HookOutcome {
   boost::json::value data;  // the final payload after every modify (null when absent)
   std::vector<Injection> injections;
   std::string approval_prompt;
+  std::vector<std::string> approval_options;  // empty: allow_once, allow_always, deny
+  double approval_timeout = 300.0;            // seconds
   std::string approval_default = "deny";
 
-  // True for deny, and for ask_user whose default is deny: an orchestrator has no way to ask
-  // the user through the ABI, so an approval request falls back on its default (fail closed).
+  // True for ask_user: the user must decide (see approval.hpp, settle_approval).
+  bool asks_user() const { return action == "ask_user"; }
+  // True for deny, and for an ask_user nobody settled whose default is not allow: a request
+  // for approval that never reached the user fails closed.
   bool denies() const;
-  // The reason to report for a denial (the approval prompt for a refused ask_user).
+  // The reason to report for a denial.
   std::string deny_reason() const;
 };
 

@@ -24,15 +24,27 @@ struct LoopConfig {
   // After an immediate cancel, how long to wait for cancelled calls to report their end
   // before giving up on them (their results are then synthesised).
   std::chrono::milliseconds cancel_grace{1000};
+  // Streaming-loop options (see LoopPolicy::streaming_options).
+  std::chrono::milliseconds min_delay_between_calls{0};  // between provider call starts
+  std::optional<bool> extended_thinking;                 // sent in every ChatRequest
 
   bool iteration_limit_reached(std::int64_t iterations_done) const {
     return max_iterations >= 0 && iterations_done >= max_iterations;
   }
 };
 
+// What makes one agent loop module differ from another: everything else (the turn itself)
+// is shared, in agent_turn.hpp.
+struct LoopPolicy {
+  std::string_view module_id;  // reported in orchestrator:complete
+  // Accepts `min_delay_between_calls_ms` and `extended_thinking` (loop-streaming). Without
+  // it those keys are unknown and warned about, as any other unknown key.
+  bool streaming_options = false;
+};
+
 // Reads `config_json` (the module's config object); unknown keys are logged as warnings.
 // Throws module_support::ConfigError naming the key on a bad value.
-LoopConfig read_loop_config(std::string_view config_json, std::string_view module_id,
+LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &policy,
                             const amp::sdk::Host &host);
 
 // The provider with the lowest priority (default 100; ties go to the first mounted), or the

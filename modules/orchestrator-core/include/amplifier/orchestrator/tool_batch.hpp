@@ -32,7 +32,8 @@ struct ToolBatch {
 };
 
 // Runs `calls` (one response's tool calls) in parallel:
-//  - per call, in order: tool:pre (deny -> "Denied by hook: <reason>" error result); a tool
+//  - per call, in order: tool:pre (ask_user -> the user is asked, see settle_approval; deny
+//    or a refused approval -> "Denied by hook: <reason>" error result); a tool
 //    not in `available` -> tool:error and an error result naming the available tools; else
 //    host.tool_execute. Every call is started before any is waited for.
 //  - as each finishes: tool:post {..., result}; a hook's replacement of data.result replaces

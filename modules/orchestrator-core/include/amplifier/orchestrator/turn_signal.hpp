@@ -59,6 +59,12 @@ class TurnSignal {
     return changed_.wait_until(lock, deadline, ready);
   }
 
+  // Blocks until the cancellation level reaches `wake_at` (true) or `deadline` passes (false).
+  bool wait_for_cancel_until(amp_cancel_level wake_at, Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_until(lock, deadline, [&] { return level_ >= wake_at; });
+  }
+
   // Reads state guarded by this signal's mutex.
   template <class Read>
   auto read(Read &&reader) const {

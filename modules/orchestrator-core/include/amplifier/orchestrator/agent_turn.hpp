@@ -1,5 +1,7 @@
-// One turn of the basic agent loop: prompt -> (provider call -> parallel tools)* -> answer.
+// One turn of an agent loop: prompt -> (provider call -> parallel tools)* -> answer. Shared by
+// loop-basic and loop-streaming, which differ only in their LoopPolicy (loop_config.hpp).
 #pragma once
+#include "amplifier/orchestrator/call_pacer.hpp"
 #include "amplifier/orchestrator/hook_outcome.hpp"
 #include "amplifier/orchestrator/loop_config.hpp"
 #include "amplifier/orchestrator/provider_call.hpp"
@@ -19,45 +21,44 @@
 #include <string>
 #include <vector>
 
-namespace loop_basic {
-
-namespace orch = amplifier::orchestrator;
+namespace amplifier::orchestrator {
 
 // Runs on the host's dedicated turn thread and blocks there until the turn ends. The only
 // other threads involved are the providers' (stream forwarding, terminal events) and the
 // canceller's; both reach the turn only through its TurnSignal.
-class BasicTurn {
+class AgentTurn {
  public:
-  BasicTurn(const amp::sdk::Host &host, const orch::LoopConfig &config,
-            std::shared_ptr<orch::TurnSignal> signal, amp_call_id call);
+  AgentTurn(const amp::sdk::Host &host, const LoopConfig &config, CallPacer &pacer,
+            std::shared_ptr<TurnSignal> signal, amp_call_id call);
 
   // Never throws: any failure becomes an error outcome. Ends with a transcript in which every
   // tool call has a result and the last message this turn stored is the assistant's.
-  orch::TurnOutcome run(const std::string &prompt);
+  TurnOutcome run(const std::string &prompt);
 
  private:
-  orch::TurnOutcome run_steps(const std::string &prompt);
+  TurnOutcome run_steps(const std::string &prompt);
   // One provider call and what follows it. Returns the outcome when the turn ends here.
-  std::optional<orch::TurnOutcome> iterate(bool final_call);
+  std::optional<TurnOutcome> iterate(bool final_call);
 
-  std::optional<orch::TurnOutcome> submit_prompt(const std::string &prompt);
+  std::optional<TurnOutcome> submit_prompt(const std::string &prompt);
   std::string build_request(bool final_call);
   boost::json::object context_hints() const;
-  std::optional<orch::TurnOutcome> handle_response(const orch::ProviderResult &result,
+  std::optional<TurnOutcome> handle_response(const ProviderResult &result,
                                                    bool final_call);
   void run_tools(const std::vector<amplifier::ToolCallBlock> &calls);
 
   // The turn's cancellation level: what cancel() raised, or what the host reports for the
   // call (which also covers a cancel that came before the turn registered itself).
   amp_cancel_level cancel_level();
-  void absorb(const orch::HookOutcome &outcome);
+  void absorb(const HookOutcome &outcome);
   void store(const boost::json::object &message);
   void store_injections();
-  void close_transcript(const orch::TurnOutcome &outcome) noexcept;
+  void close_transcript(const TurnOutcome &outcome) noexcept;
 
   const amp::sdk::Host &host_;
-  const orch::LoopConfig &config_;
-  std::shared_ptr<orch::TurnSignal> signal_;
+  const LoopConfig &config_;
+  CallPacer &pacer_;
+  std::shared_ptr<TurnSignal> signal_;
   amp_call_id call_;
 
   std::string provider_;
@@ -66,10 +67,10 @@ class BasicTurn {
   std::int64_t iterations_ = 0;  // provider calls made
   std::string last_text_;        // text of the last assistant response
   std::string last_stored_role_;
-  std::vector<orch::Injection> injections_to_store_;
-  std::vector<orch::Injection> ephemeral_for_next_request_;
+  std::vector<Injection> injections_to_store_;
+  std::vector<Injection> ephemeral_for_next_request_;
   // Tool calls of the stored assistant message whose results are not stored yet.
   std::vector<amplifier::ToolCallBlock> unanswered_calls_;
 };
 
-}  // namespace loop_basic
+}  // namespace amplifier::orchestrator

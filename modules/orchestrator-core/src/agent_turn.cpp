@@ -1,19 +1,18 @@
-#include "basic_turn.hpp"
+#include "amplifier/orchestrator/agent_turn.hpp"
 
+#include "amplifier/orchestrator/approval.hpp"
 #include "amplifier/orchestrator/events.hpp"
 #include "amplifier/orchestrator/messages.hpp"
 
 #include <boost/json/serialize.hpp>
 
-namespace loop_basic {
+namespace amplifier::orchestrator {
 
 namespace json = boost::json;
 using amplifier::ErrorKind;
 using amplifier::KernelError;
 using amplifier::KernelException;
 using amplifier::ToolCallBlock;
-using orch::TurnOutcome;
-namespace event = orch::event;
 
 namespace {
 
@@ -33,7 +32,7 @@ json::array tool_calls_json(const std::vector<ToolCallBlock> &calls) {
   return out;
 }
 
-std::string denial(const orch::HookOutcome &outcome) {
+std::string denial(const HookOutcome &outcome) {
   return "Denied by hook: " + outcome.deny_reason();
 }
 
@@ -55,11 +54,12 @@ std::string closing_note(const TurnOutcome &outcome) {
 
 }  // namespace
 
-BasicTurn::BasicTurn(const amp::sdk::Host &host, const orch::LoopConfig &config,
-                     std::shared_ptr<orch::TurnSignal> signal, amp_call_id call)
-    : host_(host), config_(config), signal_(std::move(signal)), call_(call) {}
+AgentTurn::AgentTurn(const amp::sdk::Host &host, const LoopConfig &config,
+                     CallPacer &pacer, std::shared_ptr<TurnSignal> signal,
+                     amp_call_id call)
+    : host_(host), config_(config), pacer_(pacer), signal_(std::move(signal)), call_(call) {}
 
-TurnOutcome BasicTurn::run(const std::string &prompt) {
+TurnOutcome AgentTurn::run(const std::string &prompt) {
   TurnOutcome outcome;
   try {
     outcome = run_steps(prompt);
@@ -76,10 +76,10 @@ TurnOutcome BasicTurn::run(const std::string &prompt) {
   return outcome;
 }
 
-TurnOutcome BasicTurn::run_steps(const std::string &prompt) {
-  orch::emit_event(host_, event::kExecutionStart, json::object{{"prompt", prompt}});
+TurnOutcome AgentTurn::run_steps(const std::string &prompt) {
+  emit_event(host_, event::kExecutionStart, json::object{{"prompt", prompt}});
   if (auto denied = submit_prompt(prompt)) return *denied;
-  provider_ = orch::select_provider(amplifier::parse_json(host_.providers()), config_.provider);
+  provider_ = select_provider(amplifier::parse_json(host_.providers()), config_.provider);
   json::value specs = amplifier::parse_json(host_.tools());
   if (specs.is_array()) tool_specs_ = std::move(specs.get_array());
   tool_names_ = tool_names_of(tool_specs_);
@@ -92,49 +92,55 @@ TurnOutcome BasicTurn::run_steps(const std::string &prompt) {
   }
 }
 
-std::optional<TurnOutcome> BasicTurn::submit_prompt(const std::string &prompt) {
-  orch::HookOutcome submit = orch::emit_event(host_, event::kPromptSubmit, json::object{{"prompt", prompt}});
+std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt) {
+  HookOutcome submit =
+      emit_gated(host_, event::kPromptSubmit, json::object{{"prompt", prompt}},
+                       ApprovalSubject{event::kPromptSubmit, {}, json::object{{"prompt", prompt}}});
   // The reference ends a denied prompt with the reason as the response; nothing is stored.
   if (submit.denies()) return TurnOutcome::incomplete(denial(submit), 0);
-  store(orch::text_message("user", prompt));
+  store(text_message("user", prompt));
   absorb(submit);
   return std::nullopt;
 }
 
-std::optional<TurnOutcome> BasicTurn::iterate(bool final_call) {
+std::optional<TurnOutcome> AgentTurn::iterate(bool final_call) {
   json::object request_event{{"provider", provider_}, {"iteration", iterations_ + 1}};
   if (final_call) request_event["max_reached"] = true;
-  orch::HookOutcome before = orch::emit_event(host_, event::kProviderRequest, request_event);
+  HookOutcome before = emit_gated(
+      host_, event::kProviderRequest, request_event,
+      ApprovalSubject{event::kProviderRequest, {}, request_event});
   if (before.denies()) return TurnOutcome::incomplete(denial(before), iterations_);
   absorb(before);
 
   std::string request = build_request(final_call);
   // The hooks may have taken a while; a cancel that came meanwhile starts no provider call.
   if (cancel_level() >= AMP_CANCEL_GRACEFUL) return TurnOutcome::cancelled(last_text_, iterations_);
+  // Pacing comes after the hooks and the context, so their time counts towards the delay.
+  if (!pacer_.wait_turn(*signal_)) return TurnOutcome::cancelled(last_text_, iterations_);
   ++iterations_;
-  orch::ProviderResult result =
-      orch::call_provider(host_, signal_, provider_, request, config_.cancel_grace);
+  ProviderResult result =
+      call_provider(host_, signal_, provider_, request, config_.cancel_grace);
   return handle_response(result, final_call);
 }
 
-json::object BasicTurn::context_hints() const {
+json::object AgentTurn::context_hints() const {
   json::object hints{{"provider", provider_}};
   if (config_.model) hints["model"] = *config_.model;
   if (config_.max_output_tokens) hints["max_output_tokens"] = *config_.max_output_tokens;
   return hints;
 }
 
-std::string BasicTurn::build_request(bool final_call) {
+std::string AgentTurn::build_request(bool final_call) {
   json::value messages =
       amplifier::parse_json(host_.context_for_request(json::serialize(context_hints())));
   if (!messages.is_array())
     throw KernelException(KernelError::make(
         ErrorKind::internal, "the context returned messages that are not a JSON array"));
-  orch::apply_ephemeral(messages.get_array(), ephemeral_for_next_request_);
+  apply_ephemeral(messages.get_array(), ephemeral_for_next_request_);
   ephemeral_for_next_request_.clear();
   if (final_call)
-    orch::apply_ephemeral(messages.get_array(),
-                          {orch::Injection{std::string(orch::loop_limit_reminder()), "user", true}});
+    apply_ephemeral(messages.get_array(),
+                          {Injection{std::string(loop_limit_reminder()), "user", true}});
 
   json::object request{{"messages", std::move(messages)}, {"stream", true}};
   if (!final_call && !tool_specs_.empty()) request["tools"] = tool_specs_;
@@ -142,16 +148,17 @@ std::string BasicTurn::build_request(bool final_call) {
   if (config_.max_output_tokens) request["max_output_tokens"] = *config_.max_output_tokens;
   if (config_.temperature) request["temperature"] = *config_.temperature;
   if (config_.reasoning_effort) request["reasoning_effort"] = *config_.reasoning_effort;
+  if (config_.extended_thinking) request["extended_thinking"] = *config_.extended_thinking;
   return json::serialize(request);
 }
 
-std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult &result,
+std::optional<TurnOutcome> AgentTurn::handle_response(const ProviderResult &result,
                                                       bool final_call) {
-  using Status = orch::ProviderResult::Status;
+  using Status = ProviderResult::Status;
   if (result.status == Status::Cancelled) return TurnOutcome::cancelled(last_text_, iterations_);
   if (result.status == Status::Error) {
     const KernelError &error = result.error;
-    orch::emit_event(host_, event::kProviderError,
+    emit_event(host_, event::kProviderError,
                      json::object{{"provider", provider_},
                                   {"iteration", iterations_},
                                   {"error", to_json(error)},
@@ -165,7 +172,7 @@ std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult
   std::vector<ToolCallBlock> calls = response.tool_calls.empty()
                                          ? amplifier::collect_tool_calls(response.content)
                                          : response.tool_calls;
-  orch::emit_event(host_, event::kProviderResponse,
+  emit_event(host_, event::kProviderResponse,
                    json::object{{"provider", provider_},
                                 {"iteration", iterations_},
                                 {"usage", response.usage ? json::value(to_json(*response.usage))
@@ -173,7 +180,7 @@ std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult
                                 {"tool_calls", tool_calls_json(calls)}});
 
   // The assistant message goes first, so every tool result stored after it has its call.
-  json::object message = orch::assistant_message(result.response_json, calls);
+  json::object message = assistant_message(result.response_json, calls);
   if (!message.at("content").get_array().empty()) {
     store(message);
     unanswered_calls_ = calls;
@@ -185,8 +192,8 @@ std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult
   if (final_call) {
     // The final call offered no tools; a provider that still asks for some gets them refused.
     for (const auto &call : calls)
-      store(orch::tool_result_message(
-          orch::not_run_outcome(call, "the iteration limit for this turn was reached.")));
+      store(tool_result_message(
+          not_run_outcome(call, "the iteration limit for this turn was reached.")));
     unanswered_calls_.clear();
     return TurnOutcome::incomplete(last_text_, iterations_);
   }
@@ -194,10 +201,10 @@ std::optional<TurnOutcome> BasicTurn::handle_response(const orch::ProviderResult
   return std::nullopt;
 }
 
-void BasicTurn::run_tools(const std::vector<ToolCallBlock> &calls) {
-  orch::ToolBatch batch =
-      orch::run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
-  for (const auto &outcome : batch.outcomes) store(orch::tool_result_message(outcome));
+void AgentTurn::run_tools(const std::vector<ToolCallBlock> &calls) {
+  ToolBatch batch =
+      run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
+  for (const auto &outcome : batch.outcomes) store(tool_result_message(outcome));
   unanswered_calls_.clear();
   // Injections from tool hooks follow the results: between a tool call and its result they
   // would break the pairing providers require.
@@ -207,25 +214,25 @@ void BasicTurn::run_tools(const std::vector<ToolCallBlock> &calls) {
                                      batch.for_next_request.begin(), batch.for_next_request.end());
 }
 
-amp_cancel_level BasicTurn::cancel_level() {
+amp_cancel_level AgentTurn::cancel_level() {
   signal_->raise(host_.cancel_state(call_));
   return signal_->level();
 }
 
-void BasicTurn::absorb(const orch::HookOutcome &outcome) {
-  orch::sort_injections(outcome, injections_to_store_, ephemeral_for_next_request_);
+void AgentTurn::absorb(const HookOutcome &outcome) {
+  sort_injections(outcome, injections_to_store_, ephemeral_for_next_request_);
   store_injections();
 }
 
-void BasicTurn::store(const json::object &message) {
+void AgentTurn::store(const json::object &message) {
   host_.context_add(json::serialize(message));
   const json::value *role = message.if_contains("role");
   last_stored_role_ = role && role->is_string() ? std::string(role->get_string()) : std::string();
 }
 
-void BasicTurn::store_injections() {
+void AgentTurn::store_injections() {
   for (const auto &injection : injections_to_store_)
-    store(orch::text_message(injection.role, injection.text));
+    store(text_message(injection.role, injection.text));
   injections_to_store_.clear();
 }
 
@@ -233,17 +240,17 @@ void BasicTurn::store_injections() {
 // gets a result, and a turn that stored anything ends with an assistant message, so the next
 // prompt never follows a user or tool message (two user turns in a row are rejected by some
 // providers; a tool call without a result by all of them).
-void BasicTurn::close_transcript(const TurnOutcome &outcome) noexcept {
+void AgentTurn::close_transcript(const TurnOutcome &outcome) noexcept {
   try {
     for (const auto &call : unanswered_calls_)
-      store(orch::tool_result_message(
-          orch::not_run_outcome(call, "the turn ended before this tool call ran.")));
+      store(tool_result_message(
+          not_run_outcome(call, "the turn ended before this tool call ran.")));
     unanswered_calls_.clear();
     if (last_stored_role_.empty() || last_stored_role_ == "assistant") return;
-    store(orch::text_message("assistant", closing_note(outcome)));
+    store(text_message("assistant", closing_note(outcome)));
   } catch (const std::exception &e) {
     host_.error(std::string("could not close the transcript: ") + e.what());
   }
 }
 
-}  // namespace loop_basic
+}  // namespace amplifier::orchestrator
