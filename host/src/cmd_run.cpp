@@ -1,3 +1,4 @@
+#include "approval_prompt.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
@@ -20,6 +21,8 @@
 #include <optional>
 #include <string>
 
+#include <unistd.h>
+
 namespace amplifier::host {
 namespace {
 
@@ -38,30 +41,6 @@ constexpr std::string_view kTranscriptCapability = "session.transcript";
 std::string read_prompt(const std::string &arg) {
   if (arg != "-") return arg;
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-}
-
-MountPlan resolve_plan(const std::string &plan_file) {
-  if (!plan_file.empty()) return load_mount_plan(plan_file);
-  DefaultPlan plan = default_plan();
-  std::fprintf(stderr, "amplifier: %s\n", plan.description.c_str());
-  return parse_mount_plan(plan.yaml, "<built-in default plan>");
-}
-
-void print_plan_warnings(const MountPlan &plan) {
-  for (const auto &w : plan.warnings) std::fprintf(stderr, "amplifier: warning: %s\n", w.c_str());
-}
-
-std::string error_message(const TurnResult &result) {
-  if (result.error.is_object()) {
-    const auto &e = result.error.as_object();
-    std::string kind = e.contains("kind") && e.at("kind").is_string()
-                           ? std::string(e.at("kind").as_string()) : "error";
-    std::string message = e.contains("message") && e.at("message").is_string()
-                              ? std::string(e.at("message").as_string())
-                              : boost::json::serialize(e);
-    return fmt::format("{}: {}", kind, message);
-  }
-  return result.response.empty() ? "the turn failed" : result.response;
 }
 
 // The options of a resumed session. The session must exist in the store the plan's context
@@ -127,16 +106,20 @@ int run(const RunOptions &options) {
   std::string prompt = read_prompt(options.prompt);
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos)
     throw std::runtime_error("the prompt is empty");
-  MountPlan plan = resolve_plan(options.plan_file);
+  bool jsonl = options.format == "jsonl";
+  MountPlan plan = resolve_plan(options.plan_file, /*with_display=*/!jsonl);
   print_plan_warnings(plan);
+  // With the display mounted, it shows the answer; the host only adds what it lacks.
+  const bool display = !jsonl && mounts_display(plan);
 
   SessionOptions session_options;
   if (!options.resume_id.empty()) session_options = resume_options(plan, options);
   Session session(std::move(plan), session_options);
+  session.coordinator().set_approval_handler(terminal_approval_handler(
+      [&session] { return session.cancellation().is_cancelled(); }));
   auto text_state = std::make_shared<TextOutputState>();
-  bool jsonl = options.format == "jsonl";
   if (jsonl) attach_jsonl_output(session.hooks(), stdout);
-  else attach_text_output(session.hooks(), stdout, text_state);
+  else if (!display) attach_text_output(session.hooks(), stdout, text_state);
 
   try {
     session.initialize();
@@ -150,15 +133,15 @@ int run(const RunOptions &options) {
   running = nullptr;
   session.cleanup();
 
-  if (!jsonl) {
+  if (!jsonl && !display) {
     bool streamed = text_state->streamed.load();
     if (!streamed && result.status != "error") std::fputs(result.response.c_str(), stdout);
     bool ends_with_newline = streamed ? text_state->ends_with_newline.load()
                                       : (!result.response.empty() && result.response.back() == '\n');
     if (!ends_with_newline) std::fputc('\n', stdout);
     std::fflush(stdout);
-    print_resume_hint(session, options);
   }
+  if (!jsonl) print_resume_hint(session, options);
   if (result.status == "error") {
     std::fprintf(stderr, "amplifier: error: %s\n", error_message(result).c_str());
     return kExitFailure;
@@ -172,6 +155,30 @@ int run(const RunOptions &options) {
 
 }  // namespace
 
+MountPlan resolve_plan(const std::string &plan_file, bool with_display) {
+  if (!plan_file.empty()) return load_mount_plan(plan_file);
+  DefaultPlan plan = default_plan(with_display);
+  std::fprintf(stderr, "amplifier: %s\n", plan.description.c_str());
+  return parse_mount_plan(plan.yaml, "<built-in default plan>");
+}
+
+void print_plan_warnings(const MountPlan &plan) {
+  for (const auto &w : plan.warnings) std::fprintf(stderr, "amplifier: warning: %s\n", w.c_str());
+}
+
+std::string error_message(const TurnResult &result) {
+  if (result.error.is_object()) {
+    const auto &e = result.error.as_object();
+    std::string kind = e.contains("kind") && e.at("kind").is_string()
+                           ? std::string(e.at("kind").as_string()) : "error";
+    std::string message = e.contains("message") && e.at("message").is_string()
+                              ? std::string(e.at("message").as_string())
+                              : boost::json::serialize(e);
+    return fmt::format("{}: {}", kind, message);
+  }
+  return result.response.empty() ? "the turn failed" : result.response;
+}
+
 void add_run_command(CLI::App &app, int &exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App *cmd = app.add_subcommand("run", "Run one prompt through the plan's orchestrator");
@@ -183,10 +190,19 @@ void add_run_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--resume", options->resume_id,
                   "Continue stored session ID (its earlier messages come first; the plan's "
                   "context must keep transcripts, like context-persistent)");
-  cmd->add_option("prompt", options->prompt, "The prompt; '-' reads it from standard input")
-      ->required();
+  cmd->add_option("prompt", options->prompt,
+                  "The prompt; '-' reads it from standard input; none on a terminal opens an "
+                  "interactive session (as `amplifier chat`)");
   cmd->callback([options, &exit_code] {
     try {
+      if (options->prompt.empty() && options->resume_id.empty() && ::isatty(STDIN_FILENO) &&
+          ::isatty(STDOUT_FILENO)) {
+        exit_code = run_chat(options->plan_file);
+        return;
+      }
+      if (options->prompt.empty())
+        throw std::runtime_error("no prompt given: pass one, or '-' to read it from standard "
+                                 "input (without one, a terminal opens an interactive session)");
       exit_code = run(*options);
     } catch (const MountPlanError &e) {
       for (const auto &p : e.problems())

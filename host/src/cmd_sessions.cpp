@@ -98,16 +98,26 @@ std::string block_line(const ContentBlock &block) {
   return fmt::format("({} block)", block_type(block));
 }
 
+// `text` with every line indented, so multi-line texts stay inside their message.
+std::string indented(std::string_view text) {
+  std::string out = "  ";
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\n') out += "  ";
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
 void print_message(const json::value &stored) {
   const Message message = from_json<Message>(stored);
-  fmt::print("[{}]", to_string(message.role));
+  fmt::print("[{}]\n", to_string(message.role));
   if (const auto *text = std::get_if<std::string>(&message.content)) {
-    fmt::print(" {}\n", *text);
+    fmt::print("{}\n", indented(*text));
     return;
   }
-  fmt::print("\n");
   for (const auto &block : std::get<std::vector<ContentBlock>>(message.content))
-    fmt::print("  {}\n", block_line(block));
+    fmt::print("{}\n", indented(block_line(block)));
 }
 
 void print_header(const std::string &id, const std::optional<store::SessionMetadata> &metadata,

@@ -5,8 +5,11 @@
 
 #include <filesystem>
 
+#include <string>
+
 namespace amplifier {
 struct MountPlan;
+struct TurnResult;
 }
 
 namespace amplifier::host {
@@ -14,6 +17,18 @@ void add_run_command(CLI::App &app, int &exit_code);
 void add_modules_command(CLI::App &app, int &exit_code);
 void add_plan_command(CLI::App &app, int &exit_code);
 void add_sessions_command(CLI::App &app, int &exit_code);
+void add_chat_command(CLI::App &app, int &exit_code);
+
+// Shared by run and chat.
+// The plan in `plan_file`, or the built-in default (announced on stderr) when it is empty;
+// `with_display` as for default_plan.
+MountPlan resolve_plan(const std::string &plan_file, bool with_display);
+void print_plan_warnings(const MountPlan &plan);
+// "kind: message" for a failed turn.
+std::string error_message(const TurnResult &result);
+// The interactive session (amplifier chat; amplifier run without a prompt on a terminal).
+// Returns the exit code.
+int run_chat(const std::string &plan_file);
 
 // The session store `plan`'s context uses: its `store_dir` config, else the default store
 // (the same resolution context-persistent applies).

@@ -1,5 +1,7 @@
 // The plan `amplifier run` uses without --plan.
 #pragma once
+#include "amplifier/mount_plan.hpp"
+
 #include <string>
 
 namespace amplifier::host {
@@ -7,6 +9,12 @@ struct DefaultPlan {
   std::string yaml;
   std::string description;  // one line saying what it runs on
 };
-// Offline on provider-mock; later issues switch to a vendor provider when its key is set.
-DefaultPlan default_plan();
+// Offline on provider-mock, through loop-streaming. `with_display`: also mount
+// hooks-streaming-ui when the build has it (not for machine-readable output, which the
+// display would interleave with).
+DefaultPlan default_plan(bool with_display);
+
+// Whether `plan` mounts the terminal display (hooks-streaming-ui), which then shows the
+// answer itself: the host must not print it a second time.
+bool mounts_display(const MountPlan &plan);
 }  // namespace amplifier::host

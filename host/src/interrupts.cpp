@@ -13,6 +13,7 @@ struct InterruptWatcher::Impl {
   sigset_t watched{};
   sigset_t previous{};
   std::atomic<bool> stop{false};
+  std::atomic<int> count{0};
   std::thread thread;
 };
 
@@ -25,16 +26,17 @@ InterruptWatcher::InterruptWatcher(std::function<void(int count)> on_interrupt)
   // no handler runs in async-signal context.
   pthread_sigmask(SIG_BLOCK, &impl_->watched, &impl_->previous);
   impl_->thread = std::thread([impl = impl_.get(), on_interrupt = std::move(on_interrupt)] {
-    int count = 0;
     const timespec poll{0, 100'000'000};
     while (!impl->stop.load()) {
       siginfo_t info;
       int sig = sigtimedwait(&impl->watched, &info, &poll);
-      if (sig == SIGTERM) count = 1;  // a terminate request stops at once
-      if (sig == SIGINT || sig == SIGTERM) on_interrupt(sig == SIGTERM ? 2 : ++count);
+      if (sig == SIGTERM) impl->count = 1;  // a terminate request stops at once
+      if (sig == SIGINT || sig == SIGTERM) on_interrupt(sig == SIGTERM ? 2 : ++impl->count);
     }
   });
 }
+
+void InterruptWatcher::reset_count() { impl_->count = 0; }
 
 InterruptWatcher::~InterruptWatcher() {
   impl_->stop = true;

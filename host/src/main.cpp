@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   amplifier::host::add_modules_command(app, exit_code);
   amplifier::host::add_plan_command(app, exit_code);
   amplifier::host::add_sessions_command(app, exit_code);
+  amplifier::host::add_chat_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,156 @@
+#include "approval_prompt.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+namespace amplifier::host {
+namespace json = boost::json;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kPreviewLength = 160;
+constexpr int kPollSliceMs = 100;  // how soon a cancel is noticed while waiting for a key
+
+std::string string_field(const json::object &o, std::string_view key, std::string fallback = {}) {
+  auto *v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : fallback;
+}
+
+json::object decision(std::string_view choice, std::string_view reason) {
+  return json::object{{"decision", choice}, {"reason", reason}};
+}
+
+// The tool's input in one line, cut to a readable length.
+std::string argument_preview(const json::object &request) {
+  const json::value *details = request.if_contains("details");
+  const json::value *input = details && details->is_object()
+                                 ? details->as_object().if_contains("tool_input") : nullptr;
+  if (!input) return {};
+  std::string text = json::serialize(*input);
+  if (text.size() > kPreviewLength) text = text.substr(0, kPreviewLength) + "...";
+  return text;
+}
+
+// The controlling terminal, closed on destruction.
+class Tty {
+ public:
+  Tty() : fd_(::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) {}
+  ~Tty() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Tty(const Tty &) = delete;
+  Tty &operator=(const Tty &) = delete;
+  bool ok() const { return fd_ >= 0; }
+
+  void write(std::string_view text) const {
+    while (!text.empty()) {
+      ssize_t n = ::write(fd_, text.data(), text.size());
+      if (n <= 0) return;
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  // One line typed by the user; nullopt when `deadline` passes or `cancelled` says so first.
+  std::optional<std::string> read_line(Clock::time_point deadline,
+                                       const std::function<bool()> &cancelled) const {
+    std::string line;
+    while (Clock::now() < deadline && !cancelled()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, kPollSliceMs) <= 0) continue;
+      char c;
+      if (::read(fd_, &c, 1) != 1) return std::nullopt;
+      if (c == '\n' || c == '\r') return line;
+      line.push_back(c);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  int fd_;
+};
+
+class TerminalApprover {
+ public:
+  explicit TerminalApprover(std::function<bool()> cancelled) : cancelled_(std::move(cancelled)) {}
+
+  json::object answer(const json::object &request) {
+    if (!can_ask_on_terminal()) return decision("deny", "no terminal to ask");
+    const std::string tool = string_field(request, "tool_name");
+    if (!tool.empty() && always_allowed(tool))
+      return decision("allow_always", "allowed always earlier in this session");
+    Tty tty;
+    if (!tty.ok()) return decision("deny", "no terminal to ask");
+    return ask(tty, request, tool);
+  }
+
+ private:
+  json::object ask(const Tty &tty, const json::object &request, const std::string &tool) {
+    const std::string fallback = string_field(request, "default", "deny");
+    double seconds = 300;
+    if (auto *t = request.if_contains("timeout_seconds"); t && t->is_number())
+      seconds = t->to_number<double>();
+    const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+
+    tty.write(fmt::format("\n[approval] {}\n", string_field(request, "prompt", "Allow this action?")));
+    if (!tool.empty()) {
+      std::string preview = argument_preview(request);
+      tty.write(fmt::format("  tool: {}{}{}\n", tool, preview.empty() ? "" : "  ", preview));
+    }
+    for (;;) {
+      tty.write(fmt::format("  [a]llow once / allow al[w]ays / [d]eny ({:.0f}s, then {}): ",
+                            seconds, fallback));
+      std::optional<std::string> line = tty.read_line(deadline, cancelled_);
+      if (!line) {
+        tty.write("\n");
+        if (cancelled_()) return decision("deny", "the turn was cancelled");
+        return decision(fallback, fmt::format("no answer within {:.0f} seconds", seconds));
+      }
+      auto key = line->find_first_not_of(" \t");
+      char c = key == std::string::npos ? '\0' : (*line)[key];
+      if (c == 'a' || c == 'A') return decision("allow_once", "allowed by the user");
+      if (c == 'w' || c == 'W') {
+        if (!tool.empty()) remember_always(tool);
+        return decision("allow_always", "allowed always by the user");
+      }
+      if (c == 'd' || c == 'D') return decision("deny", "denied by the user");
+    }
+  }
+
+  bool always_allowed(const std::string &tool) {
+    std::lock_guard lock(mutex_);
+    return always_.contains(tool);
+  }
+  void remember_always(const std::string &tool) {
+    std::lock_guard lock(mutex_);
+    always_.insert(tool);
+  }
+
+  std::function<bool()> cancelled_;
+  std::mutex mutex_;
+  std::set<std::string> always_;
+};
+
+}  // namespace
+
+bool can_ask_on_terminal() {
+  const char *ci = std::getenv("CI");
+  return ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO) && !(ci && *ci);
+}
+
+Coordinator::ApprovalHandler terminal_approval_handler(std::function<bool()> cancelled) {
+  auto approver = std::make_shared<TerminalApprover>(std::move(cancelled));
+  return [approver](const json::object &request) { return approver->answer(request); };
+}
+
+}  // namespace amplifier::host

@@ -1,0 +1,359 @@
+// The interactive session: `amplifier chat`, and `amplifier run` without a prompt on a
+// terminal. Many turns in one session, line editing and history through libedit.
+//
+// Threads and signals: the InterruptWatcher (started first) receives every SIGINT. During a
+// turn it cancels the session (once graceful, twice immediate). At the prompt it writes a
+// byte into a pipe that the input loop polls next to the terminal, and the loop, on the main
+// thread, clears the line: libedit is only ever touched from the main thread.
+#include "approval_prompt.hpp"
+#include "commands.hpp"
+#include "default_plan.hpp"
+#include "event_output.hpp"
+#include "interrupts.hpp"
+
+#include "amplifier/coordinator.hpp"
+#include "amplifier/mount_plan.hpp"
+#include "amplifier/session.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <editline/readline.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+namespace amplifier::host {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+constexpr const char *kPrompt = "amplifier> ";
+constexpr int kHistoryLimit = 1000;
+
+constexpr const char *kHelp =
+    "Type a prompt and press Enter. Commands:\n"
+    "  /help    this help\n"
+    "  /tools   the mounted tools\n"
+    "  /status  session id, provider, turns and tokens\n"
+    "  /clear   forget the conversation (clears the context)\n"
+    "  /exit    leave (Ctrl-D too)\n"
+    "Ctrl-C during a turn: once stops after the running step, twice stops at once.\n"
+    "Ctrl-C at the prompt clears the line.\n";
+
+// ${AMPLIFIER_HOME:-~/.amplifier}/history.
+fs::path history_file() {
+  if (const char *home = std::getenv("AMPLIFIER_HOME"); home && *home) return fs::path(home) / "history";
+  const char *user_home = std::getenv("HOME");
+  return fs::path(user_home && *user_home ? user_home : ".") / ".amplifier" / "history";
+}
+
+// A pipe the interrupt watcher writes to and the input loop polls.
+class WakePipe {
+ public:
+  WakePipe() {
+    if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("cannot create a pipe");
+  }
+  ~WakePipe() {
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  WakePipe(const WakePipe &) = delete;
+  WakePipe &operator=(const WakePipe &) = delete;
+  void notify() const {
+    char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(fds_[1], &byte, 1);
+  }
+  // Empties the pipe; true when anything was in it.
+  bool drain() const {
+    char buffer[64];
+    bool any = false;
+    while (::read(fds_[0], buffer, sizeof buffer) > 0) any = true;
+    return any;
+  }
+  int read_fd() const { return fds_[0]; }
+
+ private:
+  int fds_[2];
+};
+
+// libedit's callback interface hands a finished line to a plain function.
+struct LineSlot {
+  bool ready = false;
+  bool eof = false;
+  std::string line;
+};
+LineSlot g_line;
+
+void accept_line(char *line) {
+  g_line.ready = true;
+  g_line.eof = line == nullptr;
+  g_line.line = line ? line : "";
+  std::free(line);
+  rl_callback_handler_remove();  // the next prompt is installed when the turn is over
+}
+
+// What /status reports; updated by hooks (provider threads) and the main thread.
+struct Usage {
+  std::atomic<long long> input_tokens{0};
+  std::atomic<long long> output_tokens{0};
+  std::atomic<int> turns{0};
+};
+
+// A token count from a Usage object (0 when absent or not a number).
+long long integer_at(const json::object &o, std::string_view key) {
+  auto *v = o.if_contains(key);
+  if (!v || !v->is_number()) return 0;
+  json::error_code ec;
+  auto n = v->to_number<long long>(ec);
+  return ec ? 0 : n;
+}
+
+void count_usage(HookRegistry &hooks, std::shared_ptr<Usage> usage) {
+  hooks.register_handler("provider:response", [usage](std::string_view, const json::object &data) {
+    auto *u = data.if_contains("usage");
+    if (u && u->is_object()) {
+      usage->input_tokens += integer_at(u->as_object(), "input_tokens");
+      usage->output_tokens += integer_at(u->as_object(), "output_tokens");
+    }
+    return HookResult{};
+  });
+}
+
+class Chat {
+ public:
+  Chat(Session &session, InterruptWatcher &interrupts, std::shared_ptr<TextOutputState> text,
+       std::shared_ptr<Usage> usage)
+      : session_(session), interrupts_(interrupts), text_(std::move(text)), usage_(std::move(usage)) {}
+
+  // Called by the interrupt watcher's thread.
+  void on_interrupt(int count) {
+    if (!turn_running_.load()) {
+      wake_.notify();
+      return;
+    }
+    if (count == 1)
+      std::fprintf(stderr, "\namplifier: cancelling after the running step (Ctrl-C again to stop now)\n");
+    session_.cancel(count == 1 ? CancelLevel::Graceful : CancelLevel::Immediate);
+  }
+
+  int loop() {
+    std::fputs("amplifier: interactive session; /help for commands, /exit or Ctrl-D to leave\n", stderr);
+    for (;;) {
+      std::optional<std::string> line = read_line();
+      if (!line) break;
+      std::string text = trim(*line);
+      if (text.empty()) continue;
+      add_history(text.c_str());
+      if (text.front() == '/') {
+        if (!command(text)) break;
+        continue;
+      }
+      run_turn(text);
+    }
+    std::fputc('\n', stdout);
+    return 0;
+  }
+
+ private:
+  static std::string trim(const std::string &s) {
+    auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+  }
+
+  // The next line typed, or nullopt at end of input (Ctrl-D).
+  std::optional<std::string> read_line() {
+    g_line = LineSlot{};
+    rl_callback_handler_install(kPrompt, accept_line);
+    while (!g_line.ready) {
+      pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_.read_fd(), POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) continue;  // EINTR
+      if (fds[1].revents & POLLIN && wake_.drain()) clear_line();
+      if (fds[0].revents & (POLLIN | POLLHUP)) rl_callback_read_char();
+    }
+    if (g_line.eof) return std::nullopt;
+    return g_line.line;
+  }
+
+  // Ctrl-C at the prompt: drop what was typed and show a fresh prompt.
+  static void clear_line() {
+    rl_replace_line("", 0);
+    rl_callback_handler_remove();
+    std::fputs("^C\n", stdout);
+    std::fflush(stdout);
+    rl_callback_handler_install(kPrompt, accept_line);
+  }
+
+  void run_turn(const std::string &prompt) {
+    if (text_) {
+      text_->streamed = false;
+      text_->ends_with_newline = true;
+    }
+    interrupts_.reset_count();
+    turn_running_ = true;
+    TurnResult result = session_.execute(prompt);
+    turn_running_ = false;
+    usage_->turns += 1;
+    if (text_) finish_answer(result);
+    if (result.status == "error")
+      std::fprintf(stderr, "amplifier: error: %s\n", error_message(result).c_str());
+    else if (result.status == "cancelled")
+      std::fprintf(stderr, "amplifier: the turn was cancelled\n");
+  }
+
+  // Without the display: prints the answer when nothing streamed, and ends its line.
+  void finish_answer(const TurnResult &result) {
+    if (!text_->streamed.load() && result.status != "error") std::fputs(result.response.c_str(), stdout);
+    bool ends_with_newline = text_->streamed.load()
+                                 ? text_->ends_with_newline.load()
+                                 : (!result.response.empty() && result.response.back() == '\n');
+    if (!ends_with_newline) std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
+
+  // Returns false when the session should end.
+  bool command(const std::string &text) {
+    const std::string name = text.substr(0, text.find(' '));
+    if (name == "/exit" || name == "/quit") return false;
+    if (name == "/help") std::fputs(kHelp, stdout);
+    else if (name == "/tools") print_tools();
+    else if (name == "/status") print_status();
+    else if (name == "/clear") clear_context();
+    else std::fprintf(stdout, "unknown command %s (try /help)\n", name.c_str());
+    std::fflush(stdout);
+    return true;
+  }
+
+  void print_tools() {
+    json::array specs = session_.coordinator().tool_specs();
+    if (specs.empty()) std::fputs("no tools are mounted\n", stdout);
+    for (const auto &spec : specs) {
+      if (!spec.is_object()) continue;
+      const auto &o = spec.as_object();
+      std::string name = o.contains("name") && o.at("name").is_string() ? std::string(o.at("name").as_string()) : "?";
+      std::string description = o.contains("description") && o.at("description").is_string()
+                                    ? std::string(o.at("description").as_string()) : "";
+      description = description.substr(0, description.find('\n'));
+      std::fprintf(stdout, "  %-20s %s\n", name.c_str(), description.c_str());
+    }
+  }
+
+  void print_status() {
+    std::string providers;
+    for (const auto *p : session_.coordinator().providers())
+      providers += (providers.empty() ? "" : ", ") + p->mount_name;
+    std::fprintf(stdout, "session  %s\nprovider %s\nturns    %d\ntokens   %lld in, %lld out\n",
+                 session_.id().c_str(), providers.empty() ? "none" : providers.c_str(),
+                 usage_->turns.load(), usage_->input_tokens.load(), usage_->output_tokens.load());
+  }
+
+  void clear_context() {
+    MountedModule *context = session_.coordinator().context();
+    const auto *table = context ? context->table<amp_context_vtable>() : nullptr;
+    if (!table || table->clear(context->instance) != AMP_OK) {
+      std::fputs("amplifier: the context could not be cleared\n", stderr);
+      return;
+    }
+    std::fputs("context cleared\n", stdout);
+  }
+
+  Session &session_;
+  InterruptWatcher &interrupts_;
+  std::shared_ptr<TextOutputState> text_;  // null when the display shows the answer
+  std::shared_ptr<Usage> usage_;
+  std::atomic<bool> turn_running_{false};
+  WakePipe wake_;
+};
+
+// libedit history in a file, loaded at the start and saved at the end.
+class History {
+ public:
+  History() : file_(history_file()) {
+    using_history();
+    stifle_history(kHistoryLimit);
+    read_history(file_.c_str());
+  }
+  ~History() {
+    std::error_code ec;
+    fs::create_directories(file_.parent_path(), ec);
+    write_history(file_.c_str());
+  }
+
+ private:
+  fs::path file_;
+};
+
+}  // namespace
+
+int run_chat(const std::string &plan_file) {
+  // Started before any other thread so that only the watcher receives SIGINT; the chat it
+  // reports to exists only once the session does.
+  std::atomic<Chat *> chat{nullptr};
+  InterruptWatcher interrupts([&chat](int count) {
+    if (Chat *c = chat.load()) c->on_interrupt(count);
+    else std::_Exit(130);
+  });
+
+  MountPlan plan = resolve_plan(plan_file, /*with_display=*/true);
+  print_plan_warnings(plan);
+  const bool display = mounts_display(plan);
+  Session session(std::move(plan));
+  session.coordinator().set_approval_handler(terminal_approval_handler(
+      [&session] { return session.cancellation().is_cancelled(); }));
+  // With the display mounted, it shows the answer (and thinking and tools); otherwise the
+  // host prints the answer text itself.
+  std::shared_ptr<TextOutputState> text;
+  if (!display) {
+    text = std::make_shared<TextOutputState>();
+    attach_text_output(session.hooks(), stdout, text);
+  }
+  auto usage = std::make_shared<Usage>();
+  count_usage(session.hooks(), usage);
+  try {
+    session.initialize();
+  } catch (const SessionError &e) {
+    std::fprintf(stderr, "amplifier: error: %s\n", e.what());
+    return 1;
+  }
+
+  History history;
+  Chat interactive(session, interrupts, text, usage);
+  chat = &interactive;
+  int code = interactive.loop();
+  chat = nullptr;
+  session.cleanup();
+  return code;
+}
+
+void add_chat_command(CLI::App &app, int &exit_code) {
+  auto plan_file = std::make_shared<std::string>();
+  CLI::App *cmd = app.add_subcommand("chat", "Open an interactive session: many prompts, one session");
+  cmd->add_option("--plan", *plan_file, "Mount plan (YAML); default: built-in offline plan")
+      ->check(CLI::ExistingFile);
+  cmd->callback([plan_file, &exit_code] {
+    try {
+      if (!::isatty(STDIN_FILENO))
+        throw std::runtime_error("chat needs a terminal on standard input (use `run` otherwise)");
+      exit_code = run_chat(*plan_file);
+    } catch (const MountPlanError &e) {
+      for (const auto &p : e.problems())
+        std::fprintf(stderr, "amplifier: error: %s\n", p.to_string().c_str());
+      exit_code = 1;
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "amplifier: error: %s\n", e.what());
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace amplifier::host
