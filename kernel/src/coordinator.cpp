@@ -1,5 +1,6 @@
 #include "amplifier/coordinator.hpp"
 
+#include "amplifier/json_schema.hpp"
 #include "amplifier/log.hpp"
 #include "call_registry.hpp"
 
@@ -141,9 +142,35 @@ void Coordinator::describe_mounted(MountedModule &m) {
         continue;
       }
       tools_by_name_.emplace(tool_name, &m);
+      compile_tool_schema(m, tool_name, spec.as_object());
       tool_specs_.push_back(spec);
     }
   }
+}
+
+void Coordinator::compile_tool_schema(const MountedModule &m, const std::string &tool_name,
+                                      const boost::json::object &spec) {
+  auto *parameters = spec.if_contains("parameters");
+  if (!parameters || parameters->is_null()) return;
+  try {
+    tool_schemas_[tool_name] = std::make_shared<const JsonSchema>(*parameters);
+  } catch (const std::exception &e) {
+    log(LogLevel::Warning, kComponent,
+        fmt::format("tool '{}' of module '{}' has a schema that does not compile ({}); its input "
+                    "is not validated", tool_name, m.id(), e.what()));
+  }
+}
+
+std::string Coordinator::tool_input_problem(std::string_view tool_name,
+                                            std::string_view input_json) const {
+  auto it = tool_schemas_.find(tool_name);
+  if (it == tool_schemas_.end()) return {};
+  boost::json::error_code ec;
+  auto input = boost::json::parse(input_json, ec, {}, kernel_parse_options());
+  if (ec) return fmt::format("Invalid input for {}: not valid JSON", tool_name);
+  auto violations = it->second->validate(input, "input", 16);
+  if (violations.empty()) return {};
+  return fmt::format("Invalid input for {}: {}", tool_name, describe_violations(violations));
 }
 
 void Coordinator::unmount_last() {
@@ -198,6 +225,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
   if (orchestrator_ == &m) orchestrator_ = nullptr;
   if (context_ == &m) context_ = nullptr;
   std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
+  std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
   if (!wait_invocations_done(m, kUnmountGrace)) {
     log(LogLevel::Error, kComponent,
         fmt::format("module '{}' is still running code after its calls ended; it is left "
@@ -325,6 +353,17 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
                                          const MountedModule *caller, amp_call_id *out_id) {
   auto call = calls_->create(tool, caller, std::move(observer));
   if (out_id) *out_id = call->id;
+  // Input that breaks the tool's schema never reaches the tool: the model gets an error result
+  // it can read and correct.
+  if (std::string problem = tool_input_problem(tool_name, input_json); !problem.empty()) {
+    boost::json::object result{{"success", false},
+                               {"output", problem},
+                               {"error", boost::json::object{{"message", problem}}}};
+    boost::asio::post(workers_->tools, [this, call, payload = boost::json::serialize(result)] {
+      calls_->finish_by_kernel(call, AMP_OK, payload);
+    });
+    return call->id;
+  }
   tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
   boost::asio::post(workers_->tools, [&tool, id = call->id, name = std::move(tool_name),
                                       input = std::move(input_json)] {

@@ -1,5 +1,6 @@
 // Growing the ABI: a module built for an older minor (smaller tables) loads and works on this
-// host; a module built for a newer minor is refused with a reason that says so.
+// host; a module built for a newer minor is refused with a reason that says so. And the
+// kernel's check of tool input against the tool's schema, before the module sees it.
 #include "amplifier/coordinator.hpp"
 #include "amplifier/module_loader.hpp"
 #include "amplifier/mount_plan.hpp"
@@ -10,6 +11,52 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+
+namespace {
+
+// Runs one tool call through the coordinator and returns its terminal payload.
+std::string run_tool(amplifier::Session &session, const std::string &tool, const std::string &input) {
+  auto *owner = session.coordinator().tool_owner(tool);
+  REQUIRE(owner != nullptr);
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::string result;
+  amplifier::CallObserver observer;
+  observer.on_finish = [&](amp_call_id, amp_status status, std::string_view payload) {
+    std::lock_guard lock(m);
+    result = status == AMP_OK ? std::string(payload) : "failed";
+    done = true;
+    cv.notify_all();
+  };
+  session.coordinator().start_tool_call(*owner, tool, input, observer);
+  std::unique_lock lock(m);
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; }));
+  return result;
+}
+
+amplifier::SessionOptions test_options() {
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_TEST_MODULE_DIR, AMP_MODULE_DIR};
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("tool input that breaks the tool's schema is refused before the tool runs") {
+  amplifier::Session session(
+      amplifier::parse_mount_plan("session: {orchestrator: loop-basic, context: context-simple}\n"
+                                  "tools: [{module: tool-c-echo}]\n",
+                                  "schema.yaml"),
+      test_options());
+  session.initialize();
+  REQUIRE(session.load_failures().empty());
+  std::string bad = run_tool(session, "c_upper", R"({"text": 5})");
+  CHECK(bad.find(R"("success":false)") != std::string::npos);
+  CHECK(bad.find("Invalid input for c_upper: input.text") != std::string::npos);
+  std::string good = run_tool(session, "c_upper", R"({"text": "abc"})");
+  CHECK(good.find("ABC") != std::string::npos);
+}
 
 TEST_CASE("a module built for ABI 1.0 loads and runs on this host") {
   amplifier::ModuleLoader loader({AMP_TEST_MODULE_DIR});

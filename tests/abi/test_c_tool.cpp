@@ -148,6 +148,6 @@ tools:
   REQUIRE(results.size() == 1);
   CHECK(tool_output_is_error(results[0]));
   REQUIRE(tool_output(results[0]).is_string());
-  CHECK(std::string(tool_output(results[0]).get_string()).find("\"text\"") != std::string::npos);
+  CHECK(std::string(tool_output(results[0]).get_string()).find("missing required property 'text'") != std::string::npos);
   CHECK(transcript_problems(messages).empty());
 }

@@ -140,7 +140,9 @@ TEST_CASE("tool-filesystem refuses paths that leave the allowed roots") {
   refused("list_directory", (ws.dir / "rootless").string());
 }
 
-TEST_CASE("tool-filesystem validates its input") {
+// The kernel checks input against each tool's published schema before the tool runs, so these
+// are the kernel's messages; the tool's own checks stay as a second line of defence.
+TEST_CASE("tool-filesystem's input is validated against its schema") {
   Workspace ws;
   auto session = open_session(ws.plan());
   auto check_error = [&](std::string_view tool, const json::value &input, std::string_view expected) {
@@ -148,12 +150,12 @@ TEST_CASE("tool-filesystem validates its input") {
     CHECK(!outcome.success);
     CHECK_MESSAGE(outcome.error.find(expected) != std::string::npos, outcome.error);
   };
-  check_error("read_file", json::object{}, "'path' is required");
-  check_error("read_file", json::object{{"path", 5}}, "'path' must be a string, got an integer");
-  check_error("read_file", json::object{{"path", "notes.txt"}, {"offset", 0}}, "'offset' must be between 1");
-  check_error("read_file", json::object{{"path", "notes.txt"}, {"limit", "3"}}, "'limit' must be an integer");
-  check_error("list_directory", json::array{1, 2}, "must be a JSON object");
-  check_error("list_directory", json::object{{"path", json::array{}}}, "'path' must be a string");
+  check_error("read_file", json::object{}, "Invalid input for read_file: input: missing required property 'path'");
+  check_error("read_file", json::object{{"path", 5}}, "input.path: expected string, got number");
+  check_error("read_file", json::object{{"path", "notes.txt"}, {"offset", 0}}, "input.offset: must be at least 1");
+  check_error("read_file", json::object{{"path", "notes.txt"}, {"limit", "3"}}, "input.limit: expected integer");
+  check_error("list_directory", json::array{1, 2}, "input: expected object, got array");
+  check_error("list_directory", json::object{{"path", json::array{}}}, "input.path: expected string");
 
   auto call = run_tool(*session, "read_file", "{not json");
   REQUIRE(call->wait_finished());

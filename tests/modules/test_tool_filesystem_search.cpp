@@ -68,7 +68,7 @@ TEST_CASE("glob refuses patterns and paths that leave the roots") {
   run_failing(*session, "glob", json::object{{"pattern", "*"}, {"path", "dir_out"}}, "Access denied");
   run_failing(*session, "glob", json::object{{"pattern", "*"}, {"path", ".."}}, "Access denied");
   run_failing(*session, "glob", json::object{{"pattern", "*"}, {"path", "notes.txt"}}, "is not a directory");
-  run_failing(*session, "glob", json::object{}, "'pattern' is required");
+  run_failing(*session, "glob", json::object{}, "missing required property 'pattern'");
 }
 
 TEST_CASE("glob caps the listing and says how much was left out") {
@@ -120,7 +120,7 @@ TEST_CASE("grep reports bad patterns and missing paths, and caps long results") 
   auto session = open_session(ws.plan());
   run_failing(*session, "grep", json::object{{"pattern", "(unclosed"}}, "Invalid regular expression '(unclosed'");
   run_failing(*session, "grep", json::object{{"pattern", "x"}, {"path", "ghost"}}, "Path not found: ghost");
-  run_failing(*session, "grep", json::object{{"pattern", "x"}, {"path", 7}}, "'path' must be a string");
+  run_failing(*session, "grep", json::object{{"pattern", "x"}, {"path", 7}}, "input.path: expected string");
 
   const std::string capped = run(*session, "grep", json::object{{"pattern", "^match"}, {"path", "many.txt"}}).output;
   CHECK(capped.starts_with("many.txt:1:match 1\n"));

@@ -87,9 +87,10 @@ TEST_CASE("write_file explains bad input and directories") {
   auto session = open_session(ws.plan());
   fs::create_directories(ws.root / "folder");
   run_failing(*session, "write_file", json::object{{"path", "folder"}, {"content", "x"}}, "folder is a directory");
-  run_failing(*session, "write_file", json::object{{"path", "a.txt"}}, "'content' is required");
-  run_failing(*session, "write_file", json::object{{"content", "x"}}, "'path' is required");
-  run_failing(*session, "write_file", json::object{{"path", "a.txt"}, {"content", 3}}, "'content' must be a string");
+  // Shape errors come from the kernel's check against the tool's schema.
+  run_failing(*session, "write_file", json::object{{"path", "a.txt"}}, "missing required property 'content'");
+  run_failing(*session, "write_file", json::object{{"content", "x"}}, "missing required property 'path'");
+  run_failing(*session, "write_file", json::object{{"path", "a.txt"}, {"content", 3}}, "input.content: expected string");
 }
 
 TEST_CASE("edit_file replaces exact text once and says where") {
@@ -128,12 +129,12 @@ TEST_CASE("edit_file refuses missing and ambiguous text unless replace_all is se
         "value\nv = 1\ny = value\nv\nprint(value\nv)\nz = 2\nvalue\nv = 3\n");
 
   run_failing(*session, "edit_file", json::object{{"path", "code.py"}, {"old_string", ""}, {"new_string", "a"}},
-              "old_string must not be empty");
+              "input.old_string: must be at least 1 character long");
   run_failing(*session, "edit_file", json::object{{"path", "code.py"}, {"old_string", "z"}, {"new_string", "z"}},
               "identical");
   run_failing(*session, "edit_file", json::object{{"path", "ghost.py"}, {"old_string", "a"}, {"new_string", "b"}},
               "File not found: ghost.py");
-  run_failing(*session, "edit_file", json::object{{"path", "code.py"}, {"old_string", "a"}}, "'new_string' is required");
+  run_failing(*session, "edit_file", json::object{{"path", "code.py"}, {"old_string", "a"}}, "missing required property 'new_string'");
 }
 
 TEST_CASE("edit_file points out Windows line endings when a multi-line old_string misses") {

@@ -332,10 +332,14 @@ TEST_CASE("working_dir is confined to the allowed paths") {
 TEST_CASE("bad input is an error result the model can read") {
   BashWorkspace ws;
   auto session = open_session(ws.plan({{"max_timeout_seconds", 10}}));
-  CHECK(bash(*session, json::object{}).output == "bash input: 'command' is required");
-  CHECK(bash(*session, json::object{{"command", 5}}).output.find("'command' must be a string") != std::string::npos);
+  // Shape errors are caught by the kernel's schema check; limits only the tool knows by itself.
+  CHECK(bash(*session, json::object{}).output ==
+        "Invalid input for bash: input: missing required property 'command'");
+  CHECK(bash(*session, json::object{{"command", 5}}).output.find("input.command: expected string") !=
+        std::string::npos);
+  // The schema carries the configured maximum, so the kernel refuses it too.
   CHECK(bash(*session, json::object{{"command", "true"}, {"timeout_seconds", 11}}).output.find(
-            "'timeout_seconds' must be between") != std::string::npos);
+            "input.timeout_seconds: must be at most 10") != std::string::npos);
   auto call = run_tool(*session, "bash", "{not json");
   CHECK(!finish(call).success);
 }

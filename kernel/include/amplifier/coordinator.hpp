@@ -25,6 +25,7 @@ namespace amplifier {
 
 class Coordinator;
 class CallRegistry;
+class JsonSchema;
 struct MountedModule;
 
 }  // namespace amplifier
@@ -157,6 +158,10 @@ class Coordinator {
  private:
   void on_session_cancel(CancelLevel level);
   void describe_mounted(MountedModule &m);
+  void compile_tool_schema(const MountedModule &m, const std::string &tool_name,
+                           const boost::json::object &spec);
+  // The reason `input_json` does not fit the tool's schema, or "" when it does.
+  std::string tool_input_problem(std::string_view tool_name, std::string_view input_json) const;
   void unmount_last();
   // Returns false when the module's code is still running and the instance must be kept.
   bool destroy_instance(MountedModule &m);
@@ -170,6 +175,8 @@ class Coordinator {
   MountedModule *orchestrator_ = nullptr;
   MountedModule *context_ = nullptr;
   std::map<std::string, MountedModule *, std::less<>> tools_by_name_;
+  // Each tool's compiled input schema; a tool whose schema does not compile has none.
+  std::map<std::string, std::shared_ptr<const JsonSchema>, std::less<>> tool_schemas_;
   boost::json::array tool_specs_;
 
   mutable std::mutex registry_mutex_;
