@@ -27,8 +27,17 @@ std::string string_field(const json::object &o, std::string_view key, std::strin
   return v && v->is_string() ? std::string(v->as_string()) : fallback;
 }
 
-json::object decision(std::string_view choice, std::string_view reason) {
-  return json::object{{"decision", choice}, {"reason", reason}};
+// `source` says who decided (user | timeout | no-terminal), for audit logs.
+json::object decision(std::string_view choice, std::string_view reason, std::string_view source) {
+  return json::object{{"decision", choice}, {"reason", reason}, {"source", source}};
+}
+
+// Identifies one action: the tool and its exact input.
+std::string action_key(const json::object &request) {
+  std::string key = string_field(request, "tool_name");
+  if (const json::value *details = request.if_contains("details"))
+    key += "\n" + json::serialize(*details);
+  return key;
 }
 
 // The tool's input in one line, cut to a readable length.
@@ -85,12 +94,15 @@ class TerminalApprover {
   explicit TerminalApprover(std::function<bool()> cancelled) : cancelled_(std::move(cancelled)) {}
 
   json::object answer(const json::object &request) {
-    if (!can_ask_on_terminal()) return decision("deny", "no terminal to ask");
+    if (!can_ask_on_terminal()) return decision("deny", "no terminal to ask", "no-terminal");
     const std::string tool = string_field(request, "tool_name");
-    if (!tool.empty() && always_allowed(tool))
-      return decision("allow_always", "allowed always earlier in this session");
+    // "Always" covers exactly the action approved (tool and input), never the whole tool:
+    // allowing one bash command must not allow every later one.
+    const std::string key = action_key(request);
+    if (!tool.empty() && always_allowed(key))
+      return decision("allow_always", "allowed always earlier in this session", "user");
     Tty tty;
-    if (!tty.ok()) return decision("deny", "no terminal to ask");
+    if (!tty.ok()) return decision("deny", "no terminal to ask", "no-terminal");
     return ask(tty, request, tool);
   }
 
@@ -113,17 +125,18 @@ class TerminalApprover {
       std::optional<std::string> line = tty.read_line(deadline, cancelled_);
       if (!line) {
         tty.write("\n");
-        if (cancelled_()) return decision("deny", "the turn was cancelled");
-        return decision(fallback, fmt::format("no answer within {:.0f} seconds", seconds));
+        if (cancelled_()) return decision("deny", "the turn was cancelled", "user");
+        return decision(fallback, fmt::format("no answer within {:.0f} seconds", seconds),
+                        "timeout");
       }
       auto key = line->find_first_not_of(" \t");
       char c = key == std::string::npos ? '\0' : (*line)[key];
-      if (c == 'a' || c == 'A') return decision("allow_once", "allowed by the user");
+      if (c == 'a' || c == 'A') return decision("allow_once", "allowed by the user", "user");
       if (c == 'w' || c == 'W') {
-        if (!tool.empty()) remember_always(tool);
-        return decision("allow_always", "allowed always by the user");
+        if (!tool.empty()) remember_always(action_key(request));
+        return decision("allow_always", "allowed always by the user", "user");
       }
-      if (c == 'd' || c == 'D') return decision("deny", "denied by the user");
+      if (c == 'd' || c == 'D') return decision("deny", "denied by the user", "user");
     }
   }
 
