@@ -1,5 +1,8 @@
 #include "default_plan.hpp"
 
+#include <cstdlib>
+#include <string>
+
 namespace amplifier::host {
 
 namespace {
@@ -9,6 +12,12 @@ constexpr bool kDisplayBuilt = true;
 #else
 constexpr bool kDisplayBuilt = false;
 #endif
+
+bool anthropic_key_set() {
+  const char *key = std::getenv("ANTHROPIC_API_KEY");
+  return key && *key;
+}
+
 }  // namespace
 
 bool mounts_display(const MountPlan &plan) {
@@ -18,13 +27,20 @@ bool mounts_display(const MountPlan &plan) {
 }
 
 DefaultPlan default_plan(bool with_display) {
-  static const char *kOfflinePlan = R"(# The built-in plan: offline, on the mock provider.
+  // A vendor key in the environment means the user wants the real model; otherwise offline.
+  const bool anthropic = anthropic_key_set();
+  static const char *kPlanHead = R"(# The built-in plan.
 session:
   orchestrator: loop-streaming
   context: context-simple
 providers:
-  - module: provider-mock
-tools:
+)";
+  static const char *kMockProvider = "  - module: provider-mock\n";
+  static const char *kAnthropicProvider = R"(  - module: provider-anthropic
+    config:
+      api_key: "${ANTHROPIC_API_KEY}"
+)";
+  static const char *kPlanTail = R"(tools:
   - module: tool-filesystem
     config:
       allowed_read_paths: ["."]
@@ -33,10 +49,12 @@ hooks:
     config:
       session_log_template: "${AMPLIFIER_HOME:-~/.amplifier}/sessions/{session_id}/events.jsonl"
 )";
-  std::string yaml = kOfflinePlan;
+  std::string yaml = std::string(kPlanHead) + (anthropic ? kAnthropicProvider : kMockProvider) + kPlanTail;
   if (with_display && kDisplayBuilt) yaml += "  - module: " + std::string(kDisplayModule) + "\n";
   return {std::move(yaml),
-          "no --plan given: using the built-in offline plan (provider-mock, no network)"};
+          anthropic ? "no --plan given: ANTHROPIC_API_KEY is set, using the built-in plan on "
+                      "provider-anthropic"
+                    : "no --plan given: using the built-in offline plan (provider-mock, no network)"};
 }
 
 }  // namespace amplifier::host

@@ -9,7 +9,8 @@ struct DefaultPlan {
   std::string yaml;
   std::string description;  // one line saying what it runs on
 };
-// Offline on provider-mock, through loop-streaming. `with_display`: also mount
+// Through loop-streaming, on provider-anthropic when ANTHROPIC_API_KEY is set, else offline on
+// provider-mock. `with_display`: also mount
 // hooks-streaming-ui when the build has it (not for machine-readable output, which the
 // display would interleave with).
 DefaultPlan default_plan(bool with_display);

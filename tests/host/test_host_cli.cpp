@@ -226,3 +226,21 @@ TEST_CASE("plan check validates shape and modules, naming every problem") {
   CHECK(r.err.find("nothing-here") != std::string::npos);
   CHECK(r.err.find("2 problem") != std::string::npos);
 }
+
+TEST_CASE("with ANTHROPIC_API_KEY set, the built-in plan runs on provider-anthropic") {
+  Scratch s;
+  auto o = s.options();
+  o.unset_env.erase(std::remove(o.unset_env.begin(), o.unset_env.end(), "ANTHROPIC_API_KEY"),
+                    o.unset_env.end());
+  // Port 1 on loopback: nothing listens, so the call fails fast with a typed network error.
+  o.env.emplace_back("ANTHROPIC_API_KEY", "test-key");
+  o.env.emplace_back("ANTHROPIC_BASE_URL", "http://127.0.0.1:1");
+  auto r = amplifier({"run", "--format", "jsonl", "hi"}, o);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("provider-anthropic") != std::string::npos);
+  CHECK(r.err.find("network") != std::string::npos);
+  auto names = event_names(parse_jsonl(r.out));
+  CHECK(count_of(names, "provider:error") == 1);
+  CHECK(count_of(names, "module:load_failed") == 0);
+}
