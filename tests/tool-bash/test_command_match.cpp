@@ -1,6 +1,6 @@
 // command_match: how command lines are split into simple commands and matched by the allow
 // and deny patterns of tool-bash and hooks-approval.
-#include "command_match.hpp"
+#include "amplifier/module_support/command_match.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 #include "approval_rules.hpp"
 
-#include "command_match.hpp"
+#include "amplifier/module_support/command_match.hpp"
 
 namespace hooks_approval {
 

@@ -20,7 +20,7 @@
 // THREADS: the handler runs on every emitting thread at once; the Redactor is immutable.
 #include "redactor.hpp"
 
-#include "command_match.hpp"
+#include "amplifier/module_support/command_match.hpp"
 
 #include "amplifier/module_support/config_reader.hpp"
 #include "amplifier/module_support/json_util.hpp"

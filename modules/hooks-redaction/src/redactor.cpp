@@ -1,6 +1,6 @@
 #include "redactor.hpp"
 
-#include "command_match.hpp"  // wildcard_match, for the allowlist
+#include "amplifier/module_support/command_match.hpp"  // wildcard_match, for the allowlist
 
 #include <boost/json/object.hpp>
 

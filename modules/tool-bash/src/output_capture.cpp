@@ -1,6 +1,6 @@
 #include "output_capture.hpp"
 
-#include "file_tools.hpp"  // tool_filesystem::to_valid_utf8
+#include "amplifier/module_support/file_tools.hpp"  // tool_filesystem::to_valid_utf8
 
 namespace tool_bash {
 

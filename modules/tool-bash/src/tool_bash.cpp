@@ -16,8 +16,8 @@
 // THREADS: the host runs execute on its worker threads, concurrently; each call runs its
 // command synchronously inside execute. cancel() may come from any thread; the running calls
 // are found through a mutex-guarded map.
-#include "command_match.hpp"
-#include "path_policy.hpp"
+#include "amplifier/module_support/command_match.hpp"
+#include "amplifier/module_support/path_policy.hpp"
 #include "process_runner.hpp"
 
 #include "amplifier/model.hpp"

@@ -1,6 +1,6 @@
 #include "search_tools.hpp"
 
-#include "file_tools.hpp"
+#include "amplifier/module_support/file_tools.hpp"
 #include "path_glob.hpp"
 
 #include "amplifier/module_support/json_util.hpp"

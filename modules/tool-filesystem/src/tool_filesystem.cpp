@@ -12,9 +12,9 @@
 // THREADS: the host calls execute on its worker threads, concurrently; the work is done
 // synchronously inside execute. All state is immutable after construction. Two concurrent
 // writes of one file each land whole (atomic rename); the later one wins.
-#include "file_tools.hpp"
+#include "amplifier/module_support/file_tools.hpp"
 #include "path_glob.hpp"
-#include "path_policy.hpp"
+#include "amplifier/module_support/path_policy.hpp"
 #include "search_tools.hpp"
 #include "write_tools.hpp"
 

@@ -1,6 +1,6 @@
 #include "write_tools.hpp"
 
-#include "file_tools.hpp"
+#include "amplifier/module_support/file_tools.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

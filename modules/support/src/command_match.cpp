@@ -1,4 +1,4 @@
-#include "command_match.hpp"
+#include "amplifier/module_support/command_match.hpp"
 
 #include <array>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "file_tools.hpp"
+#include "amplifier/module_support/file_tools.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
 

@@ -1,4 +1,4 @@
-#include "path_policy.hpp"
+#include "amplifier/module_support/path_policy.hpp"
 
 #include "amplifier/module_support/paths.hpp"
 
