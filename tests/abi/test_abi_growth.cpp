@@ -64,33 +64,14 @@ TEST_CASE("a module built for ABI 1.0 loads and runs on this host") {
   CHECK(module->descriptor->abi_minor == 0);
   CHECK(AMP_ABI_VERSION_MINOR >= 1);
 
-  amplifier::SessionOptions options;
-  options.module_path = {AMP_TEST_MODULE_DIR, AMP_MODULE_DIR};
   amplifier::Session session(
       amplifier::parse_mount_plan("session: {orchestrator: loop-basic, context: context-simple}\n"
                                   "tools: [{module: abi-minor-old}]\n",
                                   "growth.yaml"),
-      options);
+      test_options());
   session.initialize();
   REQUIRE(session.load_failures().empty());
-  auto *owner = session.coordinator().tool_owner("minor_probe");
-  REQUIRE(owner != nullptr);
-
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::string result;
-  amplifier::CallObserver observer;
-  observer.on_finish = [&](amp_call_id, amp_status status, std::string_view payload) {
-    std::lock_guard lock(m);
-    result = status == AMP_OK ? std::string(payload) : "failed";
-    done = true;
-    cv.notify_all();
-  };
-  session.coordinator().start_tool_call(*owner, "minor_probe", "{}", observer);
-  std::unique_lock lock(m);
-  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; }));
-  CHECK(result.find("minor 0") != std::string::npos);
+  CHECK(run_tool(session, "minor_probe", "{}").find("minor 0") != std::string::npos);
 }
 
 TEST_CASE("a module built for a newer ABI minor is refused, naming the versions") {

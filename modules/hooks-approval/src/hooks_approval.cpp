@@ -27,6 +27,7 @@
 #include "audit_log.hpp"
 
 #include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/module_support/session_facts.hpp"
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/module_support/paths.hpp"
 #include "amplifier_sdk.hpp"
@@ -46,6 +47,8 @@ namespace {
 
 namespace json = boost::json;
 namespace ms = amplifier::module_support;
+using ms::now_iso8601;
+using ms::session_id_of;
 
 constexpr const char *kHandlerName = "hooks-approval";
 // Before every usual hook: a deny here must stop the call before anything else reacts to it.
@@ -56,26 +59,6 @@ struct ApprovalConfig {
   double timeout_seconds = 300;
   std::string audit_log = "~/.amplifier/approvals.jsonl";
 };
-
-std::string session_id_of(const amp::sdk::Host &host) {
-  const json::object info = ms::parse_json_object(host.session_info(), "session_info");
-  const auto *id = info.if_contains("session_id");
-  if (!id || !id->is_string()) throw std::runtime_error("session_info has no session_id");
-  return std::string(id->get_string());
-}
-
-std::string now_iso8601() {
-  using namespace std::chrono;
-  const auto now = system_clock::now();
-  const std::time_t seconds = system_clock::to_time_t(now);
-  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char text[40];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
-  return text;
-}
 
 std::string string_field(const json::object &o, std::string_view key) {
   const auto *v = o.if_contains(key);

@@ -11,6 +11,7 @@
 #include "truncation.hpp"
 
 #include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/module_support/session_facts.hpp"
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/module_support/paths.hpp"
 #include "amplifier_sdk.hpp"
@@ -27,6 +28,8 @@ namespace {
 
 namespace json = boost::json;
 namespace ms = amplifier::module_support;
+using ms::now_iso8601;
+using ms::session_id_of;
 
 constexpr const char *kHandlerName = "hooks-logging";
 // Runs after handlers of the usual priorities (0..100), so it logs what they produced.
@@ -52,27 +55,6 @@ LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_js
     throw reader.error("session_log_template", "must not be empty");
   }
   return config;
-}
-
-std::string session_id_of(const amp::sdk::Host &host) {
-  const json::object info = ms::parse_json_object(host.session_info(), "session_info");
-  const auto *id = info.if_contains("session_id");
-  if (!id || !id->is_string()) throw std::runtime_error("session_info has no session_id");
-  return std::string(id->get_string());
-}
-
-// ISO 8601 UTC with milliseconds, like the host's timestamps.
-std::string now_iso8601() {
-  using namespace std::chrono;
-  const auto now = system_clock::now();
-  const std::time_t seconds = system_clock::to_time_t(now);
-  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char text[40];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
-  return text;
 }
 
 class LoggingHook final : public amp::sdk::HookModule {

@@ -1,0 +1,32 @@
+#include "amplifier/module_support/session_facts.hpp"
+
+#include "amplifier/module_support/json_util.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+namespace amplifier::module_support {
+
+std::string session_id_of(const amp::sdk::Host &host) {
+  const boost::json::object info = parse_json_object(host.session_info(), "session_info");
+  const auto *id = info.if_contains("session_id");
+  if (!id || !id->is_string()) throw std::runtime_error("session_info has no session_id");
+  return std::string(id->get_string());
+}
+
+std::string now_iso8601() {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const std::time_t seconds = system_clock::to_time_t(now);
+  const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
+  return text;
+}
+
+}  // namespace amplifier::module_support
