@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 
 namespace provider_mock {
 
@@ -208,8 +209,19 @@ std::string excerpt(std::string_view text, std::size_t max_chars) {
 
 }  // namespace
 
+namespace {
+std::string random_tool_call_id_prefix() {
+  std::random_device entropy;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(entropy()));
+  return std::string("call_mock_") + hex + "_";
+}
+}  // namespace
+
 ResponsePlanner::ResponsePlanner(MockConfig config, std::string provider_name)
-    : config_(std::move(config)), provider_name_(std::move(provider_name)) {}
+    : config_(std::move(config)),
+      provider_name_(std::move(provider_name)),
+      tool_call_id_prefix_(random_tool_call_id_prefix()) {}
 
 PlannedCall ResponsePlanner::plan(amp_call_id call, std::string_view request_json) {
   amplifier::ChatRequest request;
@@ -247,7 +259,7 @@ ResponsePlanner::Content ResponsePlanner::scripted_content(std::size_t index,
   for (std::size_t i = 0; i < script.tool_calls.size(); ++i) {
     const auto &scripted = script.tool_calls[i];
     amplifier::ToolCallBlock block;
-    block.id = scripted.id.value_or("call_mock_" + std::to_string(call) + "_" + std::to_string(i));
+    block.id = scripted.id.value_or(tool_call_id_prefix_ + std::to_string(call) + "_" + std::to_string(i));
     block.name = scripted.name;
     block.input = scripted.input;
     content.tool_calls.push_back(std::move(block));
@@ -276,7 +288,7 @@ ResponsePlanner::Content ResponsePlanner::default_content(const amplifier::ChatR
     auto chosen = std::find_if(tools.begin(), tools.end(),
                                [](const auto &t) { return t.name == "list_directory"; });
     amplifier::ToolCallBlock block;
-    block.id = "call_mock_" + std::to_string(call);
+    block.id = tool_call_id_prefix_ + std::to_string(call);
     if (chosen != tools.end()) {
       block.name = chosen->name;
       block.input = {{"path", "."}};

@@ -58,6 +58,9 @@ class ResponsePlanner {
 
   const MockConfig config_;
   const std::string provider_name_;
+  // "call_mock_<random>_": call ids restart in every process, so a resumed conversation would
+  // otherwise repeat tool-call ids, which real vendors reject.
+  const std::string tool_call_id_prefix_;
 
   mutable std::mutex mutex_;  // guards the two fields below
   std::size_t next_response_ = 0;
