@@ -368,3 +368,15 @@ TEST_CASE("tool-bash publishes its spec and refuses a bad config") {
   CHECK(broken->load_failures()[0].error.find("'working_dir' is not an existing directory") != std::string::npos);
   CHECK(log.containing("unknown key 'denny' is ignored (did you mean 'deny'?)").size() == 1);
 }
+
+TEST_CASE("commands do not see the host's credentials") {
+  BashWorkspace ws;
+  auto session = open_session(ws.plan());
+  ::setenv("AMP_TEST_API_KEY", "s3cret-value", 1);
+  ::setenv("AMP_TEST_PLAIN_SETTING", "visible-value", 1);
+  auto out = bash(*session, json::object{{"command", "echo ${AMP_TEST_API_KEY:-absent} $AMP_TEST_PLAIN_SETTING"}}).output;
+  ::unsetenv("AMP_TEST_API_KEY");
+  ::unsetenv("AMP_TEST_PLAIN_SETTING");
+  CHECK(out.find("absent visible-value") != std::string::npos);
+  CHECK(out.find("s3cret-value") == std::string::npos);
+}

@@ -14,9 +14,34 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <vector>
 
 extern char **environ;
+
+namespace {
+
+// Whether an environment variable looks like a credential (ANTHROPIC_API_KEY, GITHUB_TOKEN,
+// AWS_SECRET_ACCESS_KEY, DB_PASSWORD, ...). Such variables belong to the host, not to
+// commands a model asked for.
+bool looks_secret(std::string_view name) {
+  for (std::string_view word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"})
+    if (name.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
+// The host's environment minus credentials; the pointers stay valid while `environ` is unchanged.
+std::vector<char *> environment_without_secrets() {
+  std::vector<char *> kept;
+  for (char **entry = environ; *entry; ++entry) {
+    std::string_view text(*entry);
+    if (!looks_secret(text.substr(0, text.find('=')))) kept.push_back(*entry);
+  }
+  kept.push_back(nullptr);
+  return kept;
+}
+
+}  // namespace
 
 namespace tool_bash {
 
@@ -134,7 +159,9 @@ class CommandRun {
 
     std::string shell = "/bin/bash", dash_c = "-c", command = command_;
     char *argv[] = {shell.data(), dash_c.data(), command.data(), nullptr};
-    const int error = ::posix_spawn(&pid_, shell.c_str(), &setup.actions, &setup.attributes, argv, environ);
+    std::vector<char *> env = environment_without_secrets();
+    const int error =
+        ::posix_spawn(&pid_, shell.c_str(), &setup.actions, &setup.attributes, argv, env.data());
     if (error != 0) {
       throw SpawnError("cannot start /bin/bash in " + working_dir_.string() + ": " +
                        std::strerror(error));
