@@ -5,7 +5,8 @@ target_link_libraries(amp_doctest_main PUBLIC doctest::doctest)
 function(amp_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE amp_doctest_main ${ARG_LIBS})
+  # Every suite gets the shared helpers (tests/support: processes, temp files, call recorders).
+  target_link_libraries(${name} PRIVATE amp_doctest_main amp_test_support ${ARG_LIBS})
   target_compile_definitions(${name} PRIVATE
     AMP_TEST_MODULE_DIR="${AMP_TEST_MODULE_OUTPUT_DIR}"
     AMP_MODULE_DIR="${AMP_MODULE_OUTPUT_DIR}"

@@ -6,6 +6,7 @@
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
 #include "amplifier_sdk.hpp"
+#include "temp_files.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -28,32 +29,12 @@ namespace ctxtest {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-// A fresh directory under the system temp dir, removed with everything in it at the end.
-class TempDir {
+// Real temporary directories and files, shared by every test suite.
+class TempDir : public amp_test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "amp-ctxtest-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = fs::canonical(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const fs::path &path() const { return path_; }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  fs::path path_;
+  TempDir() : amp_test::TempDir("amp-ctxtest") {}
 };
-
-inline void write_file(const fs::path &path, std::string_view content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-}
+using amp_test::write_file;
 
 inline std::string read_text(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);

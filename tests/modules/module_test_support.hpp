@@ -6,6 +6,8 @@
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
 #include "amplifier_sdk.hpp"
+#include "kernel_calls.hpp"
+#include "temp_files.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -28,32 +30,12 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-// A fresh directory under the system temp dir, removed with everything in it at the end.
-class TempDir {
+// Real temporary directories and files, shared by every test suite.
+class TempDir : public amp_test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "amp-modtest-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = fs::canonical(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const fs::path &path() const { return path_; }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  fs::path path_;
+  TempDir() : amp_test::TempDir("amp-modtest") {}
 };
-
-inline void write_file(const fs::path &path, std::string_view content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-}
+using amp_test::write_file;
 
 inline std::string read_text(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
@@ -128,74 +110,11 @@ inline std::string text_of(const json::value &value) {
 // JSON text for YAML: JSON is YAML, so a config written as JSON needs no second syntax.
 inline std::string yaml_json(const json::value &value) { return json::serialize(value); }
 
-// Records the events and the terminal event of one call started through the coordinator.
-struct CallRecorder {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<std::string> events;
-  int finish_count = 0;
-  amp_status status = AMP_OK;
-  std::string payload;
-  amp_call_id id = 0;
-
-  bool wait_finished(std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mutex);
-    return changed.wait_for(lock, timeout, [&] { return finish_count > 0; });
-  }
-  bool wait_events(std::size_t count, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mutex);
-    return changed.wait_for(lock, timeout,
-                            [&] { return events.size() >= count || finish_count > 0; });
-  }
-  std::vector<json::object> parsed_events() {
-    std::lock_guard lock(mutex);
-    std::vector<json::object> parsed;
-    for (const auto &e : events) parsed.push_back(json::parse(e).as_object());
-    return parsed;
-  }
-  json::object result() {
-    std::lock_guard lock(mutex);
-    return json::parse(payload).as_object();
-  }
-};
-
-inline amplifier::CallObserver observe(const std::shared_ptr<CallRecorder> &recorder) {
-  amplifier::CallObserver observer;
-  observer.on_event = [recorder](amp_call_id, std::string_view event) {
-    std::lock_guard lock(recorder->mutex);
-    recorder->events.emplace_back(event);
-    recorder->changed.notify_all();
-  };
-  observer.on_finish = [recorder](amp_call_id, amp_status status, std::string_view payload) {
-    std::lock_guard lock(recorder->mutex);
-    ++recorder->finish_count;
-    recorder->status = status;
-    recorder->payload.assign(payload);
-    recorder->changed.notify_all();
-  };
-  return observer;
-}
-
-inline std::shared_ptr<CallRecorder> complete(amplifier::Session &session,
-                                              std::string_view provider,
-                                              const json::value &request) {
-  auto *mounted = session.coordinator().provider(provider);
-  REQUIRE_MESSAGE(mounted != nullptr, "provider not mounted: " << provider);
-  auto recorder = std::make_shared<CallRecorder>();
-  session.coordinator().start_provider_call(*mounted, json::serialize(request), observe(recorder),
-                                            nullptr, &recorder->id);
-  return recorder;
-}
-
-inline std::shared_ptr<CallRecorder> run_tool(amplifier::Session &session, std::string_view tool,
-                                              std::string input_json) {
-  auto *owner = session.coordinator().tool_owner(tool);
-  REQUIRE_MESSAGE(owner != nullptr, "tool not mounted: " << tool);
-  auto recorder = std::make_shared<CallRecorder>();
-  session.coordinator().start_tool_call(*owner, std::string(tool), std::move(input_json),
-                                        observe(recorder), nullptr, &recorder->id);
-  return recorder;
-}
+// Calls started directly through the coordinator, recorded (shared with other suites).
+using amp_test::CallRecorder;
+using amp_test::complete;
+using amp_test::observe;
+using amp_test::run_tool;
 
 // {"messages":[{"role":"user","content":prompt}]} plus `tools` when given.
 inline json::object user_request(std::string_view prompt, json::array tools = {}) {

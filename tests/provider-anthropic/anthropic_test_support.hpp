@@ -7,6 +7,7 @@
 #include "amplifier/model.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
+#include "kernel_calls.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -207,59 +208,13 @@ inline std::unique_ptr<amplifier::Session> open_session(const std::string &yaml)
   return session;
 }
 
-// The events and the single terminal event of one provider call started directly.
-struct CallRecorder {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<std::string> events;
-  int finish_count = 0;
-  amp_status status = AMP_OK;
-  std::string payload;
-  amp_call_id id = 0;
+using amp_test::CallRecorder;
 
-  bool wait_finished(std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mutex);
-    return changed.wait_for(lock, timeout, [&] { return finish_count > 0; });
-  }
-  bool wait_events(std::size_t count, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mutex);
-    return changed.wait_for(lock, timeout,
-                            [&] { return events.size() >= count || finish_count > 0; });
-  }
-  std::vector<json::object> parsed_events() {
-    std::lock_guard lock(mutex);
-    std::vector<json::object> parsed;
-    for (const auto &e : events) parsed.push_back(json::parse(e).as_object());
-    return parsed;
-  }
-  json::object result() {
-    std::lock_guard lock(mutex);
-    return json::parse(payload).as_object();
-  }
-};
-
+// One provider call started directly, recorded.
 inline std::shared_ptr<CallRecorder> complete(amplifier::Session &session,
                                               const json::value &request,
                                               std::string_view provider = "provider-anthropic") {
-  auto *mounted = session.coordinator().provider(provider);
-  REQUIRE_MESSAGE(mounted != nullptr, "provider not mounted: " << provider);
-  auto recorder = std::make_shared<CallRecorder>();
-  amplifier::CallObserver observer;
-  observer.on_event = [recorder](amp_call_id, std::string_view event) {
-    std::lock_guard lock(recorder->mutex);
-    recorder->events.emplace_back(event);
-    recorder->changed.notify_all();
-  };
-  observer.on_finish = [recorder](amp_call_id, amp_status status, std::string_view payload) {
-    std::lock_guard lock(recorder->mutex);
-    ++recorder->finish_count;
-    recorder->status = status;
-    recorder->payload.assign(payload);
-    recorder->changed.notify_all();
-  };
-  session.coordinator().start_provider_call(*mounted, json::serialize(request), observer, nullptr,
-                                            &recorder->id);
-  return recorder;
+  return amp_test::complete(session, provider, request);
 }
 
 inline json::object user_request(std::string_view prompt) {
