@@ -1,5 +1,6 @@
 // Process tests: the real `amplifier` binary, real modules, real files.
 #include "process.hpp"
+#include "temp_files.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -20,20 +21,12 @@ namespace {
 const std::string kAmplifier = AMP_BINARY_DIR "/host/amplifier";
 
 // A scratch directory with its own HOME, removed at the end of the test.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("amp-host-test-" + std::to_string(rd()));
-    fs::create_directories(dir / "home");
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : amp_test::TempDir {
+  const fs::path dir = path();
+  Scratch() : amp_test::TempDir("amp-host-test") { fs::create_directories(dir / "home"); }
   fs::path write(const std::string &name, const std::string &text) const {
     fs::path p = dir / name;
-    std::ofstream(p) << text;
+    amp_test::write_file(p, text);
     return p;
   }
   ProcessOptions options() const {

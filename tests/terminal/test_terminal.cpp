@@ -2,6 +2,7 @@
 // read with capture-pane. NO_COLOR and CI are unset, so the terminal paths run (the approval
 // prompt on /dev/tty, libedit, the display).
 #include "process.hpp"
+#include "temp_files.hpp"
 #include "tmux_pane.hpp"
 
 #include <doctest/doctest.h>
@@ -26,20 +27,12 @@ constexpr auto kPatience = 20s;
 constexpr const char *kPrompt = "amplifier> ";
 
 // A scratch directory with its own HOME and AMPLIFIER_HOME, removed at the end.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("amp-terminal-test-" + std::to_string(rd()));
-    fs::create_directories(dir / "home");
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : amp_test::TempDir {
+  const fs::path dir = path();
+  Scratch() : amp_test::TempDir("amp-terminal-test") { fs::create_directories(dir / "home"); }
   fs::path write(const std::string &name, const std::string &text) const {
     fs::path p = dir / name;
-    std::ofstream(p) << text;
+    amp_test::write_file(p, text);
     return p;
   }
   // `amplifier chat --plan <plan>` with the test modules on the search path.
