@@ -1,4 +1,3 @@
-set(AMP_SHARED_DIR ${PROJECT_SOURCE_DIR}/../shared CACHE PATH "The shared/ folder beside the repo")
 add_library(amp_doctest_main STATIC ${CMAKE_CURRENT_LIST_DIR}/doctest_main.cpp)
 target_link_libraries(amp_doctest_main PUBLIC doctest::doctest)
 
@@ -10,7 +9,7 @@ function(amp_add_test name)
   target_compile_definitions(${name} PRIVATE
     AMP_TEST_MODULE_DIR="${AMP_TEST_MODULE_OUTPUT_DIR}"
     AMP_MODULE_DIR="${AMP_MODULE_OUTPUT_DIR}"
-    AMP_SHARED_DIR="${AMP_SHARED_DIR}"
+    AMP_VENDOR_FIXTURE_DIR="${AMP_VENDOR_FIXTURE_DIR}"
     AMP_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     AMP_BINARY_DIR="${PROJECT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})

@@ -57,7 +57,7 @@ std::string read_file(const fs::path &path) {
 
 std::vector<Stream> load_corpus(std::string_view prefix) {
   std::vector<Stream> corpus;
-  const fs::path dir = fs::path(AMP_SHARED_DIR) / "fixtures" / "vendor";
+  const fs::path dir = fs::path(AMP_VENDOR_FIXTURE_DIR);
   for (const auto &entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (name.starts_with(prefix) && entry.path().extension() == ".sse")

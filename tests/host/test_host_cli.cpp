@@ -1,6 +1,5 @@
 // Process tests: the real `amplifier` binary, real modules, real files.
-#include "process.hpp"
-#include "temp_files.hpp"
+#include "host_process.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -15,35 +14,10 @@
 namespace fs = std::filesystem;
 using amp_test::ProcessOptions;
 using amp_test::ProcessResult;
+using amp_host_test::amplifier;
+using amp_host_test::Scratch;
 
 namespace {
-
-const std::string kAmplifier = AMP_BINARY_DIR "/host/amplifier";
-
-// A scratch directory with its own HOME, removed at the end of the test.
-struct Scratch : amp_test::TempDir {
-  const fs::path dir = path();
-  Scratch() : amp_test::TempDir("amp-host-test") { fs::create_directories(dir / "home"); }
-  fs::path write(const std::string &name, const std::string &text) const {
-    fs::path p = dir / name;
-    amp_test::write_file(p, text);
-    return p;
-  }
-  ProcessOptions options() const {
-    ProcessOptions o;
-    o.working_dir = dir.string();
-    o.env = {{"HOME", (dir / "home").string()}, {"AMPLIFIER_HOME", (dir / "amphome").string()},
-             {"NO_COLOR", "1"}};
-    o.unset_env = {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"};
-    return o;
-  }
-};
-
-ProcessResult amplifier(const std::vector<std::string> &args, const ProcessOptions &o) {
-  std::vector<std::string> argv{kAmplifier};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return amp_test::run_process(argv, o);
-}
 
 std::vector<boost::json::object> parse_jsonl(const std::string &out) {
   std::vector<boost::json::object> events;

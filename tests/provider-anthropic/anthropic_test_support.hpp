@@ -1,5 +1,5 @@
-// Helpers for the provider-anthropic tests: the recorded vendor fixtures (read in place from
-// the shared folder), ChatRequests written as JSON, sessions against a loopback server and a
+// Helpers for the provider-anthropic tests: the recorded vendor fixtures (tests/fixtures/vendor,
+// read byte for byte), ChatRequests written as JSON, sessions against a loopback server and a
 // recorder of kernel events.
 #pragma once
 #include "amplifier/coordinator.hpp"
@@ -63,18 +63,18 @@ class TempDir {
 
 // A recorded vendor fixture, byte for byte.
 inline std::string fixture(std::string_view name) {
-  return read_file(fs::path(AMP_SHARED_DIR) / "fixtures" / "vendor" / name);
+  return read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name);
 }
 
 inline json::object fixture_json(std::string_view name) {
   return json::parse(fixture(name)).as_object();
 }
 
-// Every anthropic_* fixture in the shared folder with the given extension, sorted by name.
+// Every anthropic_* fixture in tests/fixtures/vendor with the given extension, sorted by name.
 inline std::vector<std::string> fixtures_with(std::string_view extension) {
   std::vector<std::string> names;
   for (const auto &entry :
-       fs::directory_iterator(fs::path(AMP_SHARED_DIR) / "fixtures" / "vendor")) {
+       fs::directory_iterator(fs::path(AMP_VENDOR_FIXTURE_DIR))) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("anthropic_", 0) == 0 && entry.path().extension() == extension)
       names.push_back(name);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -62,6 +63,7 @@ ProcessResult run_process(const std::vector<std::string> &argv, const ProcessOpt
     in_fd = -1;
   }
   auto deadline = std::chrono::steady_clock::now() + o.timeout;
+  std::optional<std::chrono::steady_clock::time_point> signalled;
   int open_outputs = 2;
   int fds[2] = {out_pipe[0], err_pipe[0]};
   std::string *sinks[2] = {&result.out, &result.err};
@@ -82,7 +84,13 @@ ProcessResult run_process(const std::vector<std::string> &argv, const ProcessOpt
       if (fds[i] < 0) continue;
       char buf[8192];
       ssize_t got = read(fds[i], buf, sizeof buf);
-      if (got > 0) sinks[i]->append(buf, static_cast<std::size_t>(got));
+      if (got > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(got));
+        if (o.signal_to_send != 0 && !signalled && sinks[i]->find(o.signal_marker) != std::string::npos) {
+          kill(pid, o.signal_to_send);
+          signalled = std::chrono::steady_clock::now();
+        }
+      }
       else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
         close(fds[i]);
         fds[i] = -1;
@@ -105,6 +113,9 @@ ProcessResult run_process(const std::vector<std::string> &argv, const ProcessOpt
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (signalled)
+    result.signal_to_exit = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - *signalled);
   return result;
 }
 

@@ -14,6 +14,7 @@ struct ProcessResult {
   bool timed_out = false;
   std::string out;
   std::string err;
+  std::chrono::milliseconds signal_to_exit{0};  // from the signal sent, when one was sent
 };
 
 struct ProcessOptions {
@@ -22,6 +23,10 @@ struct ProcessOptions {
   std::vector<std::string> unset_env;
   std::string working_dir;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // When set: the first time `signal_marker` appears in stdout or stderr, `signal_to_send` goes
+  // to the child (not its group), as a user's Ctrl-C or a supervisor's SIGTERM would.
+  std::string signal_marker;
+  int signal_to_send = 0;
 };
 
 ProcessResult run_process(const std::vector<std::string> &argv, const ProcessOptions &options = {});

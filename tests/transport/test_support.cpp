@@ -17,7 +17,7 @@ std::string read_file(const std::filesystem::path &path) {
 }
 
 std::filesystem::path vendor_fixture_dir() {
-  return std::filesystem::path(AMP_SHARED_DIR) / "fixtures" / "vendor";
+  return std::filesystem::path(AMP_VENDOR_FIXTURE_DIR);
 }
 
 std::vector<std::filesystem::path> vendor_fixtures(std::string_view extension) {

@@ -1,0 +1,85 @@
+// Process tests of how `amplifier run` ends: at once when its work is done, and on SIGINT and
+// SIGTERM as a user or a supervisor expects.
+#include "host_process.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <vector>
+
+using namespace std::chrono_literals;
+using amp_host_test::amplifier;
+using amp_host_test::Scratch;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A plan whose first response streams 4 characters every 100 ms (about 1.3 s in all) and then
+// asks for a tool: long enough to be interrupted in the middle.
+const char *kSlowPlan = R"(session: {orchestrator: loop-basic, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      chunk_size: 4
+      delay_ms: 100
+      responses:
+        - text: "a slow answer that keeps streaming: END-OF-ANSWER"
+          tool_calls:
+            - {id: call_1, name: read_file, input: {path: "x"}}
+        - text: "after the tool"
+tools: [{module: tool-filesystem}]
+)";
+
+}  // namespace
+
+TEST_CASE("amplifier run exits as soon as its work is done") {
+  // The offline plan's work takes about 10 ms. An exit that waits for a background thread's
+  // next timer tick (the interrupt watcher used to poll every 100 ms) shows up as a median
+  // near or above 100 ms; the bound is generous so that a busy machine never trips it.
+  Scratch s;
+  std::vector<Clock::duration> walls;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = Clock::now();
+    auto r = amplifier({"run", "hello"}, s.options());
+    walls.push_back(Clock::now() - start);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  std::sort(walls.begin(), walls.end());
+  const auto median = std::chrono::duration_cast<std::chrono::milliseconds>(walls[2]);
+  MESSAGE("median wall time of 5 offline runs: " << median.count() << " ms");
+  CHECK(median < 60ms);
+}
+
+TEST_CASE("SIGTERM stops a running turn at once and exits 130") {
+  Scratch s;
+  auto plan = s.write("plan.yaml", kSlowPlan);
+  auto o = s.options();
+  o.signal_marker = "content_block:delta";
+  o.signal_to_send = SIGTERM;
+  auto r = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
+  INFO(r.err);
+  CHECK(r.exit_code == 130);
+  CHECK(r.err.find("the turn was cancelled") != std::string::npos);
+  CHECK(r.out.find("END-OF-ANSWER") == std::string::npos);  // the stream was cut short
+  CHECK(r.out.find("\"tool:pre\"") == std::string::npos);
+  CHECK(r.signal_to_exit < 800ms);  // not the 1.3 s the stream would take
+}
+
+TEST_CASE("one SIGINT lets the running step finish, starts nothing new, and exits 130") {
+  Scratch s;
+  auto plan = s.write("plan.yaml", kSlowPlan);
+  auto o = s.options();
+  o.signal_marker = "content_block:delta";
+  o.signal_to_send = SIGINT;
+  auto r = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
+  INFO(r.err);
+  CHECK(r.exit_code == 130);
+  CHECK(r.err.find("cancelling after the running step") != std::string::npos);
+  CHECK(r.out.find("END-OF-ANSWER") != std::string::npos);  // the provider call finished
+  CHECK(r.out.find("\"tool:pre\"") == std::string::npos);   // the tool never started
+  CHECK(r.out.find("after the tool") == std::string::npos);
+}
