@@ -20,8 +20,29 @@
  *   - Functions never unwind: a C++ module must catch every exception at the boundary (the
  *     C++ SDK in amplifier_sdk.hpp does it for you).
  *
- * Versioning: the host loads a module when the module's ABI major equals the host's and the
- * module's ABI minor is <= the host's. A minor release only appends fields to tables.
+ * Versioning (how the ABI grows without breaking anyone):
+ *   - A minor release only appends: fields at the end of tables and structs, enum values,
+ *     and, from 1.2 on, host functions reached by name through amp_host_api.get_proc (as
+ *     GDExtension does), so the host table itself no longer has to grow.
+ *   - A module states the oldest host minor it can run on in its descriptor
+ *     (min_host_minor, added in 1.2). A host loads a module when the majors are equal and the
+ *     host's minor is at least that minimum. A module that does not state it (built before
+ *     1.2) needs its own abi_minor, as before.
+ *   - So a module built with newer headers loads on an older 1.2+ host as long as it uses
+ *     nothing newer than it declares, and it detects optional newer features at run time
+ *     (AMP_HAS_FIELD on structs, get_proc returning NULL for functions). Hosts of ABI 1.0 and
+ *     1.1 predate min_host_minor and still refuse any module stamped with a newer minor.
+ *
+ * Threads and re-entrancy, in general (each function's comment adds its own facts):
+ *   - A call's sink callbacks (amp_call_sink) run on whatever thread the serving module
+ *     reports from: for providers, their I/O thread. Never block in them.
+ *   - `cancel` of any vtable may arrive on another thread while `complete` / `execute` for the
+ *     same call is still running, and may race with the call's natural end.
+ *   - on_finish may run nested inside on_event or on_delta (a module that fails mid-stream
+ *     finishes the call from inside its own reporting), and may run before the function that
+ *     started the call has returned.
+ *   - Hook handlers run on the emitting thread, which for stream events is the provider's
+ *     I/O thread.
  */
 #ifndef AMPLIFIER_PLUGIN_H
 #define AMPLIFIER_PLUGIN_H
@@ -34,7 +55,7 @@ extern "C" {
 #endif
 
 #define AMP_ABI_VERSION_MAJOR 1
-#define AMP_ABI_VERSION_MINOR 1
+#define AMP_ABI_VERSION_MINOR 2
 
 /* The single symbol every module exports. */
 #define AMP_ENTRY_SYMBOL "amplifier_module_entry"
@@ -103,6 +124,30 @@ typedef enum amp_log_level {
  * the host recognises the stale id, logs the protocol violation and ignores it. */
 typedef uint64_t amp_call_id;
 
+/* The kinds of typed stream delta (ABI 1.2): the hot path of a stream, carried as plain text
+ * instead of a JSON event. Each is exactly one JSON content_block_delta event (see
+ * "Asynchronous calls"), with `text` as the delta's one string field:
+ *   AMP_DELTA_TEXT              {"type":"text","text":text}              (text block)
+ *   AMP_DELTA_THINKING          {"type":"thinking","thinking":text}      (thinking block)
+ *   AMP_DELTA_SIGNATURE         {"type":"signature","signature":text}    (thinking block)
+ *   AMP_DELTA_TOOL_INPUT        {"type":"tool_input","partial_json":text} (tool_call block; a
+ *                               fragment of the input's JSON text, not valid JSON by itself)
+ *   AMP_DELTA_REDACTED_THINKING {"type":"redacted_thinking","data":text} (redacted block)
+ * `text` is UTF-8 (tool input fragments may split a code point only where the vendor did).
+ * Reasoning deltas, which are structured, stay JSON events. */
+typedef enum amp_delta_kind {
+  AMP_DELTA_TEXT = 1,
+  AMP_DELTA_THINKING = 2,
+  AMP_DELTA_SIGNATURE = 3,
+  AMP_DELTA_TOOL_INPUT = 4,
+  AMP_DELTA_REDACTED_THINKING = 5,
+  AMP_DELTA_FORCE_32BIT = 0x7fffffff
+} amp_delta_kind;
+
+/* A generic function pointer, as returned by amp_host_api.get_proc: cast it to the type
+ * documented for the name before calling it. */
+typedef void (*amp_proc)(void);
+
 /* Opaque host context of one mounted module instance. OWNERSHIP: host-owned; valid from the
  * `create` call that receives it until `destroy` returns for that instance. */
 typedef struct amp_host amp_host;
@@ -146,6 +191,17 @@ typedef struct amp_call_sink {
   void *user_data;
   void (*on_event)(void *user_data, amp_call_id call, amp_str event_json);
   void (*on_finish)(void *user_data, amp_call_id call, amp_status status, amp_str payload_json);
+
+  /* --- Added in ABI 1.2 (the host checks struct_size before reading it) ---------------- */
+
+  /* One typed delta of block `index` (see amp_delta_kind). May be NULL, and older sinks lack
+   * it: the host then delivers the same delta to on_event as its JSON content_block_delta
+   * event, so a caller sees every delta exactly once, in order, whichever way the serving
+   * module reported it. Deltas a module reported as JSON arrive as JSON (on_event) even when
+   * on_delta is set. `text` is borrowed for the callback only.
+   * THREADS: as on_event (never concurrently with on_event or on_finish of the same call). */
+  void (*on_delta)(void *user_data, amp_call_id call, uint32_t index, amp_delta_kind kind,
+                   amp_str text);
 } amp_call_sink;
 
 /* A hook handler registered by a module.
@@ -283,7 +339,67 @@ typedef struct amp_host_api {
    * at a time. THREADS: any thread; blocks for up to the timeout, so never call it from a
    * thread that delivers stream events. */
   amp_status (*request_approval)(amp_host *host, amp_str request_json, amp_writer *out);
+
+  /* --- Added in ABI 1.2 (check with AMP_HAS_FIELD before use) ------------------------ */
+
+  /* Looks up the host function called `name` (NUL-terminated; see "Host functions by name"
+   * below for the names and their types). Returns NULL when this host does not have it, so a
+   * module can use a newer function where it exists and fall back where it does not.
+   * The table stops growing here: every host function added from 1.2 on is reached this way.
+   * OWNERSHIP: the returned function is host-owned and valid while the module is loaded.
+   * THREADS: any thread; cheap, but meant to be called once (in create) and cached. */
+  amp_proc (*get_proc)(const char *name);
 } amp_host_api;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host functions by name (ABI 1.2+), looked up with amp_host_api.get_proc.                   */
+/* Each entry: the name, the type to cast to, the minor that added it.                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* "call_delta" (1.2): reports one typed stream delta for `call`, which this instance serves:
+ * the fast form of call_event with a content_block_delta event, with no JSON on either side.
+ * Ignored (and logged) like call_event when `call` is unknown, finished or served by another
+ * instance; a `kind` outside amp_delta_kind ends the call with a stream error.
+ * OWNERSHIP: `text` is borrowed for the call; the host copies nothing it does not need.
+ * THREADS: any thread, but never concurrently with other reports on the same call. */
+#define AMP_PROC_CALL_DELTA "call_delta"
+typedef void (*amp_call_delta_fn)(amp_host *host, amp_call_id call, uint32_t index,
+                                  amp_delta_kind kind, amp_str text);
+
+/* "emit_content_delta" (1.2): emits the canonical `content_block:delta` hook event for one
+ * typed delta of block `index`, exactly as emit would with the data
+ *   {"block_index":index,"delta":{"type":...,<field>:text}}   (text, thinking, signature,
+ *                                                              redacted_thinking)
+ *   {"block_index":index,"partial_json":text}                 (tool input)
+ * plus the default fields. Hooks that take JSON get that JSON; the host renders it only when
+ * a handler is registered, so with none this returns at once without allocating. The
+ * combined hook result is discarded (a delta cannot be denied or modified).
+ * Returns AMP_INVALID_ARGUMENT for an unknown kind.
+ * OWNERSHIP: `text` borrowed for the call. THREADS: any thread; handlers run on it. */
+#define AMP_PROC_EMIT_CONTENT_DELTA "emit_content_delta"
+typedef amp_status (*amp_emit_content_delta_fn)(amp_host *host, uint32_t index,
+                                                amp_delta_kind kind, amp_str text);
+
+/* "hook_has_handlers" (1.2): returns 1 when at least one handler would run for `event` (its
+ * own or "*"), else 0: lets a module skip building a payload nobody reads. The answer can
+ * change as handlers register, so ask right before emitting.
+ * OWNERSHIP: `event` borrowed. THREADS: any thread; lock-free. */
+#define AMP_PROC_HOOK_HAS_HANDLERS "hook_has_handlers"
+typedef int (*amp_hook_has_handlers_fn)(amp_host *host, amp_str event);
+
+/* "work_submit" (1.2): runs `fn(user_data)` once on the host's shared worker pool, after at
+ * least `delay_ms` milliseconds (0: as soon as a worker is free). The pool grows when every
+ * worker is busy, so `fn` may block (an approval prompt, a slow file system) without stalling
+ * other sessions; work that does not block keeps the pool small. This is how a module waits
+ * for something without owning a thread: an orchestrator resumes its turn here when a call it
+ * awaits finishes. Returns AMP_OK when `fn` will run exactly once; otherwise (the host is
+ * shutting down, no memory) it never runs.
+ * OWNERSHIP: `user_data` stays owned by the module and must stay valid until `fn` has run;
+ * the instance must not be destroyed with work still pending (the host waits for it).
+ * THREADS: any thread; `fn` runs on a pool thread, never inside work_submit itself. */
+#define AMP_PROC_WORK_SUBMIT "work_submit"
+typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,
+                                         void (*fn)(void *user_data), void *user_data);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Functions modules implement, one table per kind                                            */
@@ -383,12 +499,21 @@ typedef struct amp_module_descriptor {
   /* Points to the kind's table (amp_provider_vtable, ...). OWNERSHIP: module-owned, static;
    * valid while the library is loaded. */
   const void *kind_table;
+
+  /* --- Added in ABI 1.2 ------------------------------------------------------------------ */
+
+  /* The oldest host ABI minor (of the same major) this module runs on: the host refuses the
+   * module when its own minor is lower. A module that uses only 1.0 functions and detects the
+   * rest at run time says 0. Descriptors too small to hold the field (built before 1.2) are
+   * read as needing their own abi_minor. */
+  uint32_t min_host_minor;
 } amp_module_descriptor;
 
 /* The entry point: `amplifier_module_entry`, the only symbol a module exports.
  * The host passes its ABI version and its API table. Return the module's static descriptor,
- * or NULL to refuse to load (for instance because the host's minor is too old for
- * functions the module needs). Called once per load, before any other function, from the
+ * or NULL to refuse to load (for instance because the host's minor is below the module's
+ * min_host_minor). A 1.0 or 1.1 host's table is shorter: check AMP_HAS_FIELD before using
+ * request_approval or get_proc. Called once per load, before any other function, from the
  * loading thread. OWNERSHIP: `host_api` is host-owned and valid while the module is loaded;
  * the returned descriptor is module-owned and static. */
 typedef const amp_module_descriptor *(*amp_entry_fn)(uint32_t host_abi_major,

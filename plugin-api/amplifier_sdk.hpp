@@ -14,6 +14,7 @@
 #define AMPLIFIER_SDK_HPP
 
 #include "amplifier_plugin.h"
+#include "amplifier_sdk_json.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -54,33 +55,9 @@ inline void write_to(amp_writer *out, std::string_view s) noexcept {
   if (out && out->write) out->write(out, s.data(), s.size());
 }
 
-// Escapes `s` as a JSON string literal, quotes included. Enough for error messages so the SDK
-// needs no JSON library.
-inline std::string json_quote(std::string_view s) {
-  std::string o;
-  o.reserve(s.size() + 2);
-  o.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          static const char hex[] = "0123456789abcdef";
-          o += "\\u00";
-          o.push_back(hex[c >> 4]);
-          o.push_back(hex[c & 15]);
-        } else {
-          o.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  o.push_back('"');
-  return o;
-}
+// Escapes `s` as a JSON string literal, quotes included (see amplifier_sdk_json.hpp), so
+// the SDK needs no JSON library.
+inline std::string json_quote(std::string_view s) { return json::quoted(s); }
 
 // The kernel error shape carried by a failed call's terminal event.
 inline std::string error_json(std::string_view kind, std::string_view message,
@@ -93,6 +70,36 @@ inline std::string error_json(std::string_view kind, std::string_view message,
 inline const amp_host_api *&host_api_slot() noexcept {
   static const amp_host_api *api = nullptr;
   return api;
+}
+
+// The host functions reached by name (ABI 1.2+, amp_host_api.get_proc), looked up once when
+// the host enters the library. A NULL member: this host does not have the function, and the
+// Host helpers fall back to what older hosts offer.
+struct HostProcs {
+  amp_call_delta_fn call_delta = nullptr;
+  amp_emit_content_delta_fn emit_content_delta = nullptr;
+  amp_hook_has_handlers_fn hook_has_handlers = nullptr;
+  amp_work_submit_fn work_submit = nullptr;
+};
+
+inline HostProcs &host_procs() noexcept {
+  static HostProcs procs;
+  return procs;
+}
+
+inline void resolve_host_procs(const amp_host_api *api) noexcept {
+  HostProcs procs;
+  if (api && AMP_HAS_FIELD(api, amp_host_api, get_proc) && api->get_proc) {
+    // Casting between function pointer types is how get_proc is meant to be used (the C
+    // header documents each name's type); -Wcast-function-type does not apply to amp_proc.
+    procs.call_delta = reinterpret_cast<amp_call_delta_fn>(api->get_proc(AMP_PROC_CALL_DELTA));
+    procs.emit_content_delta =
+        reinterpret_cast<amp_emit_content_delta_fn>(api->get_proc(AMP_PROC_EMIT_CONTENT_DELTA));
+    procs.hook_has_handlers =
+        reinterpret_cast<amp_hook_has_handlers_fn>(api->get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
+    procs.work_submit = reinterpret_cast<amp_work_submit_fn>(api->get_proc(AMP_PROC_WORK_SUBMIT));
+  }
+  host_procs() = procs;
 }
 
 // Thrown by Host helpers when the host answers with an error status.
@@ -175,6 +182,64 @@ class Host {
   }
   amp_cancel_level cancel_state(amp_call_id call) const noexcept {
     return api_->call_cancel_state(h_, call);
+  }
+
+  // Typed stream deltas for a call this module serves: every provider reports its deltas
+  // through these. On a 1.2+ host a delta crosses as (index, kind, text) with no JSON; on an
+  // older host the same delta goes as its JSON content_block_delta event.
+  void emit_delta(amp_call_id call, uint32_t index, amp_delta_kind kind,
+                  std::string_view text) const noexcept {
+    if (auto fn = host_procs().call_delta) return fn(h_, call, index, kind, to_amp(text));
+    try {
+      std::string event;
+      json::append_delta_event(event, index, kind, text);
+      call_event(call, event);
+    } catch (...) {  // out of memory: the delta is lost, the terminal event still carries it
+    }
+  }
+  void emit_text_delta(amp_call_id call, uint32_t index, std::string_view text) const noexcept {
+    emit_delta(call, index, AMP_DELTA_TEXT, text);
+  }
+  void emit_thinking_delta(amp_call_id call, uint32_t index, std::string_view text) const noexcept {
+    emit_delta(call, index, AMP_DELTA_THINKING, text);
+  }
+  void emit_signature_delta(amp_call_id call, uint32_t index,
+                            std::string_view signature) const noexcept {
+    emit_delta(call, index, AMP_DELTA_SIGNATURE, signature);
+  }
+  void emit_tool_input_delta(amp_call_id call, uint32_t index,
+                             std::string_view partial_json) const noexcept {
+    emit_delta(call, index, AMP_DELTA_TOOL_INPUT, partial_json);
+  }
+  void emit_redacted_thinking_delta(amp_call_id call, uint32_t index,
+                                    std::string_view data) const noexcept {
+    emit_delta(call, index, AMP_DELTA_REDACTED_THINKING, data);
+  }
+
+  // The `content_block:delta` hook event for a typed delta an orchestrator received (see
+  // "emit_content_delta" in amplifier_plugin.h); on an older host, the same event through emit.
+  void emit_content_delta(uint32_t index, amp_delta_kind kind, std::string_view text) const {
+    if (auto fn = host_procs().emit_content_delta) {
+      fn(h_, index, kind, to_amp(text));
+      return;
+    }
+    std::string data;
+    json::append_delta_hook_data(data, index, kind, text);
+    api_->emit(h_, to_amp("content_block:delta"), to_amp(data), nullptr);
+  }
+
+  // Whether any hook would see `event` (always true on a host that cannot tell).
+  bool has_hook_handlers(std::string_view event) const noexcept {
+    if (auto fn = host_procs().hook_has_handlers) return fn(h_, to_amp(event)) != 0;
+    return true;
+  }
+
+  // Runs fn(user_data) on the host's worker pool after `delay_ms` (see "work_submit"). Returns
+  // false when the host cannot (it lacks the function, or refused): the caller must then run
+  // the work some other way.
+  bool submit_work(uint32_t delay_ms, void (*fn)(void *), void *user_data) const noexcept {
+    auto submit = host_procs().work_submit;
+    return submit && submit(h_, delay_ms, fn, user_data) == AMP_OK;
   }
 
   // Orchestration.
@@ -304,7 +369,13 @@ class HookModule : public ModuleBase {
 // --------------------------------------------------------------------------------------------
 namespace detail {
 
-inline uint32_t minimum_host_minor() noexcept { return AMP_ABI_VERSION_MINOR; }
+// The oldest host minor an SDK module runs on. The SDK itself needs only ABI 1.0: it checks
+// for request_approval and reaches 1.2 functions through get_proc, falling back where they
+// are missing. A module that calls something newer directly defines AMP_SDK_MIN_HOST_MINOR.
+#ifndef AMP_SDK_MIN_HOST_MINOR
+#define AMP_SDK_MIN_HOST_MINOR 0
+#endif
+inline uint32_t minimum_host_minor() noexcept { return AMP_SDK_MIN_HOST_MINOR; }
 
 inline amp_status report(amp_writer *error, const char *what) noexcept {
   write_to(error, what);
@@ -512,6 +583,7 @@ const amp_module_descriptor *describe(const char *id, const char *version,
       &session_ready<M>,
       &destroy<M>,
       Tables<M>::table(),
+      minimum_host_minor(),
   };
   return &d;
 }
@@ -526,23 +598,36 @@ class CallbackSink {
  public:
   using EventFn = std::function<void(amp_call_id, std::string_view)>;
   using FinishFn = std::function<void(amp_call_id, amp_status, std::string_view)>;
+  using DeltaFn = std::function<void(amp_call_id, uint32_t index, amp_delta_kind, std::string_view)>;
 
   // Returns an amp_call_sink bound to a new self-deleting CallbackSink. If the host refuses
-  // the call (status != AMP_OK) the caller must call discard(sink) to free it.
-  static amp_call_sink make(EventFn on_event, FinishFn on_finish) {
-    auto *self = new CallbackSink{std::move(on_event), std::move(on_finish)};
-    return amp_call_sink{sizeof(amp_call_sink), self, &CallbackSink::event, &CallbackSink::finish};
+  // the call (status != AMP_OK) the caller must call discard(sink) to free it. With
+  // `on_delta`, typed deltas (ABI 1.2) arrive there; without it, as JSON events in on_event.
+  static amp_call_sink make(EventFn on_event, FinishFn on_finish, DeltaFn on_delta = {}) {
+    const bool typed = static_cast<bool>(on_delta);
+    auto *self = new CallbackSink{std::move(on_event), std::move(on_finish), std::move(on_delta)};
+    return amp_call_sink{sizeof(amp_call_sink), self, &CallbackSink::event, &CallbackSink::finish,
+                         typed ? &CallbackSink::delta : nullptr};
   }
   static void discard(const amp_call_sink &sink) noexcept {
     delete static_cast<CallbackSink *>(sink.user_data);
   }
 
  private:
-  CallbackSink(EventFn e, FinishFn f) : on_event_(std::move(e)), on_finish_(std::move(f)) {}
+  CallbackSink(EventFn e, FinishFn f, DeltaFn d)
+      : on_event_(std::move(e)), on_finish_(std::move(f)), on_delta_(std::move(d)) {}
   static void event(void *ud, amp_call_id call, amp_str ev) noexcept {
     auto *self = static_cast<CallbackSink *>(ud);
     try {
       if (self->on_event_) self->on_event_(call, from_amp(ev));
+    } catch (...) {  // an observer's failure must not break the stream
+    }
+  }
+  static void delta(void *ud, amp_call_id call, uint32_t index, amp_delta_kind kind,
+                    amp_str text) noexcept {
+    auto *self = static_cast<CallbackSink *>(ud);
+    try {
+      self->on_delta_(call, index, kind, from_amp(text));
     } catch (...) {  // an observer's failure must not break the stream
     }
   }
@@ -555,6 +640,7 @@ class CallbackSink {
   }
   EventFn on_event_;
   FinishFn on_finish_;
+  DeltaFn on_delta_;
 };
 
 }  // namespace amp::sdk
@@ -566,6 +652,7 @@ class CallbackSink {
     if (!::amp::sdk::detail::host_can_load(host_abi_major, host_abi_minor) || !host_api)     \
       return nullptr;                                                                          \
     ::amp::sdk::host_api_slot() = host_api;                                                    \
+    ::amp::sdk::resolve_host_procs(host_api);                                                  \
     return ::amp::sdk::detail::describe<CLASS>(ID, VERSION, DESCRIPTION);                      \
   }
 

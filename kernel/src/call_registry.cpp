@@ -1,5 +1,6 @@
 #include "call_registry.hpp"
 
+#include "amplifier_sdk_json.hpp"
 #include "amplifier/log.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -153,6 +154,31 @@ void CallRegistry::report_event(const MountedModule *reporter, amp_call_id id,
     return;
   }
   if (call->observer.on_event) call->observer.on_event(id, event_json);
+}
+
+void CallRegistry::report_delta(const MountedModule *reporter, amp_call_id id,
+                                std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+  auto call = live_call(reporter, id, "stream delta");
+  if (!call) return;
+  std::lock_guard delivery(call->delivery);
+  if (call->finished) {
+    violation(reporter, fmt::format("stream delta after the end of call {}; ignored", id));
+    return;
+  }
+  if (!amp::sdk::json::is_known_delta(kind)) {
+    violation(reporter, fmt::format("unknown delta kind {} in call {}", static_cast<int>(kind), id));
+    finish_locked(*call, AMP_ERROR,
+                  fmt::format(R"({{"kind":"stream","message":"module '{}' sent a stream delta )"
+                              R"(of unknown kind {}","retryable":false}})",
+                              reporter->id(), static_cast<int>(kind)));
+    return;
+  }
+  if (call->observer.on_delta) return call->observer.on_delta(id, index, kind, text);
+  if (!call->observer.on_event) return;
+  // A caller that only reads JSON (built before ABI 1.2) gets the event the delta stands for.
+  std::string rendered;
+  amp::sdk::json::append_delta_event(rendered, index, kind, text);
+  call->observer.on_event(id, rendered);
 }
 
 void CallRegistry::report_finish(const MountedModule *reporter, amp_call_id id,

@@ -35,6 +35,10 @@ class CallRegistry {
   // Entry points of amp_host_api.call_event / call_finish. `reporter` is the module instance
   // that made the callback.
   void report_event(const MountedModule *reporter, amp_call_id id, std::string_view event_json);
+  // amp_host_api "call_delta": a typed delta (ABI 1.2), passed on typed when the observer
+  // takes it, else rendered as its JSON event. An unknown kind ends the call (stream error).
+  void report_delta(const MountedModule *reporter, amp_call_id id, std::uint32_t index,
+                    amp_delta_kind kind, std::string_view text);
   void report_finish(const MountedModule *reporter, amp_call_id id, amp_status status,
                      std::string_view payload_json);
 

@@ -11,6 +11,8 @@
 // its own thread is making (a handler may unregister itself or others mid-emit).
 #include "amplifier/hooks.hpp"
 
+#include "amplifier/events.hpp"
+#include "amplifier_sdk_json.hpp"
 #include "amplifier/log.hpp"
 
 #include <boost/json.hpp>
@@ -472,6 +474,14 @@ HookResult HookRegistry::emit(std::string_view event, json::object data) {
   // Both paths return prvalues, so the (large) HookResult is never moved.
   if (handlers.empty()) return payload_only(std::move(data));
   return impl_->run(handlers, event, std::move(data));
+}
+
+void HookRegistry::emit_content_delta(std::uint32_t index, amp_delta_kind kind,
+                                      std::string_view text) {
+  if (!has_handlers(events::kContentBlockDelta)) return;
+  std::string data;
+  amp::sdk::json::append_delta_hook_data(data, index, kind, text);
+  emit(events::kContentBlockDelta, json::parse(data).as_object());
 }
 
 bool HookRegistry::has_handlers(std::string_view event) const {

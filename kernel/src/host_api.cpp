@@ -2,6 +2,8 @@
 // translates to the coordinator, and never lets an exception cross back into module code.
 #include "amplifier/coordinator.hpp"
 #include "amplifier/log.hpp"
+#include "amplifier_sdk_json.hpp"
+#include "amplifier/worker_pool.hpp"
 #include "call_registry.hpp"
 
 #include <boost/json/parse.hpp>
@@ -9,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 namespace amplifier {
@@ -207,6 +210,14 @@ void api_call_finish(amp_host *h, amp_call_id call, amp_status status, amp_str p
   });
 }
 
+void api_call_delta(amp_host *h, amp_call_id call, std::uint32_t index, amp_delta_kind kind,
+                    amp_str text) {
+  guard(h, "call_delta", [&](Coordinator &c, MountedModule &self) {
+    c.calls().report_delta(&self, call, index, kind, view(text));
+    return AMP_OK;
+  });
+}
+
 amp_cancel_level api_call_cancel_state(amp_host *h, amp_call_id call) {
   if (!usable(h)) return AMP_CANCEL_NONE;
   try {
@@ -232,11 +243,18 @@ amp_status api_tools_list(amp_host *h, amp_writer *out) {
   });
 }
 
-// Adapts a module's amp_call_sink to the kernel's observer. The sink is copied; its
-// user_data belongs to the caller, who keeps it alive until on_finish.
+// Adapts a module's amp_call_sink to the kernel's observer. The sink is copied (as much of it
+// as the caller's struct_size says exists); its user_data belongs to the caller, who keeps it
+// alive until on_finish.
 CallObserver observer_for(const amp_call_sink &sink) {
-  amp_call_sink copy = sink;
+  amp_call_sink copy{};
+  std::memcpy(&copy, &sink, std::min(sink.struct_size, sizeof copy));
   CallObserver observer;
+  if (AMP_HAS_FIELD(&sink, amp_call_sink, on_delta) && copy.on_delta)
+    observer.on_delta = [copy](amp_call_id id, std::uint32_t index, amp_delta_kind kind,
+                               std::string_view text) {
+      copy.on_delta(copy.user_data, id, index, kind, amp_str{text.data(), text.size()});
+    };
   if (copy.on_event)
     observer.on_event = [copy](amp_call_id id, std::string_view ev) {
       copy.on_event(copy.user_data, id, amp_str{ev.data(), ev.size()});
@@ -323,6 +341,59 @@ amp_status api_context_clear(amp_host *h) {
   });
 }
 
+// ---- ABI 1.2: reached through get_proc ------------------------------------------------
+
+amp_status api_emit_content_delta(amp_host *h, std::uint32_t index, amp_delta_kind kind,
+                                  amp_str text) {
+  return guard(h, "emit_content_delta", [&](Coordinator &c, MountedModule &) {
+    if (!amp::sdk::json::is_known_delta(kind)) return AMP_INVALID_ARGUMENT;
+    c.hooks().emit_content_delta(index, kind, view(text));
+    return AMP_OK;
+  });
+}
+
+int api_hook_has_handlers(amp_host *h, amp_str event) {
+  if (!usable(h)) return 0;
+  try {
+    return h->coordinator->hooks().has_handlers(view(event)) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+amp_status api_work_submit(amp_host *h, std::uint32_t delay_ms, void (*fn)(void *),
+                           void *user_data) {
+  return guard(h, "work_submit", [&](Coordinator &, MountedModule &self) {
+    if (!fn) return AMP_INVALID_ARGUMENT;
+    // Pending work counts as code of the instance: it is not destroyed before the work ran.
+    self.active_invocations.fetch_add(1);
+    try {
+      WorkerPool::shared().submit(
+          [&self, fn, user_data] {
+            InvocationGuard inside(self, std::adopt_lock);
+            fn(user_data);
+          },
+          std::chrono::milliseconds(delay_ms));
+    } catch (...) {
+      self.active_invocations.fetch_sub(1);
+      throw;
+    }
+    return AMP_OK;
+  });
+}
+
+// Host functions by name (amplifier_plugin.h, "Host functions by name"). Sorted lookups are
+// not worth it: modules look each name up once.
+amp_proc api_get_proc(const char *name) {
+  if (!name) return nullptr;
+  const std::string_view wanted(name);
+  if (wanted == AMP_PROC_CALL_DELTA) return reinterpret_cast<amp_proc>(&api_call_delta);
+  if (wanted == AMP_PROC_EMIT_CONTENT_DELTA) return reinterpret_cast<amp_proc>(&api_emit_content_delta);
+  if (wanted == AMP_PROC_HOOK_HAS_HANDLERS) return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
+  if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
+  return nullptr;
+}
+
 // ---- approval (ABI 1.1) --------------------------------------------------------------
 
 amp_status api_request_approval(amp_host *h, amp_str request_json, amp_writer *out) {
@@ -364,6 +435,7 @@ const amp_host_api kHostApi = {
     &api_context_set_messages,
     &api_context_clear,
     &api_request_approval,
+    &api_get_proc,
 };
 
 }  // namespace

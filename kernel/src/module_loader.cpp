@@ -69,9 +69,13 @@ std::string descriptor_problem(const amp_module_descriptor *d) {
   if (d->abi_major != AMP_ABI_VERSION_MAJOR)
     return fmt::format("it was built for ABI {}.{}, the host speaks ABI {}.{} (major differs)",
                        d->abi_major, d->abi_minor, AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR);
-  if (d->abi_minor > AMP_ABI_VERSION_MINOR)
-    return fmt::format("it needs ABI {}.{}, newer than the host's {}.{}", d->abi_major,
-                       d->abi_minor, AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR);
+  // Since 1.2 a module states the oldest host it runs on; before, it needed its own minor.
+  const std::uint32_t needed = AMP_HAS_FIELD(d, amp_module_descriptor, min_host_minor)
+                                   ? d->min_host_minor
+                                   : d->abi_minor;
+  if (needed > AMP_ABI_VERSION_MINOR)
+    return fmt::format("it needs ABI {}.{}, newer than the host's {}.{}", d->abi_major, needed,
+                       AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR);
   if (!d->id || !is_valid_module_id(d->id)) return "its descriptor has no valid id";
   if (!d->version) return "its descriptor has no version";
   if (!d->create || !d->destroy) return "its descriptor lacks create or destroy";

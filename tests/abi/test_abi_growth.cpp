@@ -1,5 +1,6 @@
 // Growing the ABI: a module built for an older minor (smaller tables) loads and works on this
-// host; a module built for a newer minor is refused with a reason that says so. And the
+// host; a module built with newer headers loads when its min_host_minor allows this host, and
+// is refused with a reason that says so when it does not. And the
 // kernel's check of tool input against the tool's schema, before the module sees it.
 #include "amplifier/coordinator.hpp"
 #include "amplifier/module_loader.hpp"
@@ -74,7 +75,7 @@ TEST_CASE("a module built for ABI 1.0 loads and runs on this host") {
   CHECK(run_tool(session, "minor_probe", "{}").find("minor 0") != std::string::npos);
 }
 
-TEST_CASE("a module built for a newer ABI minor is refused, naming the versions") {
+TEST_CASE("a module that needs a newer ABI minor is refused, naming the versions") {
   amplifier::ModuleLoader loader({AMP_TEST_MODULE_DIR});
   std::string error;
   try {
@@ -84,4 +85,21 @@ TEST_CASE("a module built for a newer ABI minor is refused, naming the versions"
   }
   CHECK(error.find("abi-minor-future") != std::string::npos);
   CHECK(error.find("newer than the host") != std::string::npos);
+}
+
+TEST_CASE("a module built with newer headers loads when it declares it runs on this host") {
+  amplifier::ModuleLoader loader({AMP_TEST_MODULE_DIR});
+  auto module = loader.load("abi-minor-forward");
+  CHECK(module->descriptor->abi_minor == AMP_ABI_VERSION_MINOR + 1);
+  CHECK(module->descriptor->min_host_minor == 1);
+
+  amplifier::Session session(
+      amplifier::parse_mount_plan("session: {orchestrator: loop-basic, context: context-simple}\n"
+                                  "tools: [{module: abi-minor-forward}]\n",
+                                  "forward.yaml"),
+      test_options());
+  session.initialize();
+  REQUIRE(session.load_failures().empty());
+  CHECK(run_tool(session, "minor_probe", "{}").find(
+            "minor " + std::to_string(AMP_ABI_VERSION_MINOR + 1)) != std::string::npos);
 }

@@ -1,7 +1,12 @@
-// abi-minor-old / abi-minor-future: the same tool module stamped with another ABI minor.
-// "old" claims ABI 1.0 and hands over a tool table no bigger than 1.0's: a host of a later
-// minor must still load and run it (tables only grow at the end). "future" claims minor
-// AMP_ABI_VERSION_MINOR + 1: this host is too old for it and must refuse it by name.
+// abi-minor-old / -future / -forward: the same tool module stamped with another ABI minor.
+// - "old" claims ABI 1.0, with a descriptor and a tool table no bigger than 1.0's (no
+//   min_host_minor): a host of a later minor must still load and run it (tables only grow at
+//   the end).
+// - "future" claims minor AMP_ABI_VERSION_MINOR + 1 and needs it (min_host_minor): this host
+//   is too old for it and must refuse it by name.
+// - "forward" was built with headers of minor AMP_ABI_VERSION_MINOR + 1, whose tool table has
+//   grown a field this host does not know, but declares it runs on hosts from minor 1 on: this
+//   host must load and run it.
 #include "test_module_support.hpp"
 
 #ifndef AMP_TEST_CLAIMED_MINOR
@@ -27,16 +32,30 @@ class UpperTool : public amp::sdk::ToolModule {
 extern "C" AMP_EXPORT const amp_module_descriptor *amplifier_module_entry(
     uint32_t, uint32_t, const amp_host_api *host_api) {
   amp::sdk::host_api_slot() = host_api;
-  static const amp_tool_vtable table = [] {
-    amp_tool_vtable t = *amp::sdk::detail::Tables<UpperTool>::table();
-    t.struct_size = offsetof(amp_tool_vtable, cancel) + sizeof(t.cancel);  // the 1.0 layout
+  // A tool table as a later minor might have grown it: one field more at the end.
+  struct GrownToolTable {
+    amp_tool_vtable known;
+    void (*added_later)(void *instance);
+  };
+  static const GrownToolTable table = [] {
+    GrownToolTable t{*amp::sdk::detail::Tables<UpperTool>::table(), nullptr};
+#ifdef AMP_TEST_MIN_HOST_MINOR
+    t.known.struct_size = sizeof(GrownToolTable);
+#else
+    t.known.struct_size = offsetof(amp_tool_vtable, cancel) + sizeof(t.known.cancel);  // 1.0
+#endif
     return t;
   }();
   static const amp_module_descriptor descriptor = [] {
     amp_module_descriptor d = *amp::sdk::detail::describe<UpperTool>(
         AMP_TEST_MODULE_ID, "1.0.0", "Test module: stamped with another ABI minor");
     d.abi_minor = AMP_TEST_CLAIMED_MINOR;
-    d.kind_table = &table;
+    d.kind_table = &table.known;
+#ifdef AMP_TEST_MIN_HOST_MINOR
+    d.min_host_minor = AMP_TEST_MIN_HOST_MINOR;
+#else
+    d.struct_size = offsetof(amp_module_descriptor, min_host_minor);  // before 1.2
+#endif
     return d;
   }();
   return &descriptor;

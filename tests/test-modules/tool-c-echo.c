@@ -410,6 +410,7 @@ static const amp_module_descriptor k_descriptor = {
     NULL, /* no session-ready phase */
     destroy,
     &k_tool_table,
+    0, /* min_host_minor: it calls only 1.0 functions */
 };
 
 AMP_EXPORT const amp_module_descriptor *amplifier_module_entry(uint32_t host_abi_major,

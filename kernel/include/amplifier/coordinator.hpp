@@ -80,9 +80,13 @@ class InvocationGuard {
 // started through the host API).
 // Both run on the thread of the module reporting, never concurrently for one call; on_finish
 // comes last, exactly once, with an error payload normalised to {"kind","message",...}.
+// A typed delta (ABI 1.2) reaches on_delta when it is set; otherwise on_event gets the same
+// delta as its JSON content_block_delta event.
 struct CallObserver {
   std::function<void(amp_call_id call, std::string_view event_json)> on_event;
   std::function<void(amp_call_id call, amp_status status, std::string_view payload_json)> on_finish;
+  std::function<void(amp_call_id call, std::uint32_t index, amp_delta_kind kind, std::string_view text)>
+      on_delta;
 };
 
 class Coordinator {

@@ -1,5 +1,7 @@
 // The hook registry: ordered handlers per event, combined results, failure isolation.
 #pragma once
+#include "amplifier_plugin.h"
+
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -92,6 +94,11 @@ class HookRegistry {
   // The result's `data` holds the final payload (after defaults, timestamp and modifies).
   // Adds `timestamp` (ISO 8601 UTC) and the default fields. Thread-safe.
   HookResult emit(std::string_view event, boost::json::object data);
+
+  // Emits `content_block:delta` for one typed stream delta (ABI 1.2): the data is
+  // {"block_index":N,"delta":{...}} ({"block_index":N,"partial_json":...} for tool input),
+  // built only when a handler is registered. The combined result is discarded.
+  void emit_content_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text);
 
   // True when at least one handler would run for `event` (lets callers skip building payloads).
   bool has_handlers(std::string_view event) const;
