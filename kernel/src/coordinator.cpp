@@ -2,10 +2,9 @@
 
 #include "amplifier/json_schema.hpp"
 #include "amplifier/log.hpp"
+#include "amplifier/worker_pool.hpp"
 #include "call_registry.hpp"
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -19,8 +18,6 @@ namespace {
 constexpr std::string_view kComponent = "coordinator";
 // How long unmounting waits for a module's calls to end after cancelling them.
 constexpr auto kUnmountGrace = std::chrono::seconds(5);
-// Tool calls of one response run in parallel on this many workers.
-constexpr std::size_t kToolWorkers = 8;
 
 std::atomic<std::uint64_t> next_owner_id{1};
 
@@ -52,10 +49,11 @@ boost::json::value parse_module_json(const MountedModule &m, const std::string &
 
 }  // namespace
 
-struct Coordinator::Workers {
-  boost::asio::thread_pool tools{kToolWorkers};
-  std::mutex turn_mutex;
-  std::thread turn_thread;
+// Whether the orchestrator's execute for the current turn is still running on a worker.
+struct Coordinator::TurnState {
+  std::mutex mutex;
+  std::condition_variable returned;
+  bool running = false;
 };
 
 Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
@@ -65,15 +63,14 @@ Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
       session_id_(std::move(session_id)),
       parent_id_(std::move(parent_id)),
       calls_(std::make_unique<CallRegistry>()),
-      workers_(std::make_unique<Workers>()) {
+      turn_(std::make_shared<TurnState>()) {
   cancel_listener_ = cancellation_.on_change([this](CancelLevel level) { on_session_cancel(level); });
 }
 
 Coordinator::~Coordinator() {
   cancellation_.remove_listener(cancel_listener_);
   unmount_all();
-  join_turn_thread();
-  workers_->tools.join();
+  wait_turn_returned();
 }
 
 // ---- mounting ------------------------------------------------------------------------
@@ -238,7 +235,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
 }
 
 void Coordinator::unmount_all() {
-  join_turn_thread();
+  wait_turn_returned();
   while (!mounted_.empty()) unmount_last();
   tool_specs_.clear();
 }
@@ -359,14 +356,17 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
     boost::json::object result{{"success", false},
                                {"output", problem},
                                {"error", boost::json::object{{"message", problem}}}};
-    boost::asio::post(workers_->tools, [this, call, payload = boost::json::serialize(result)] {
+    // Counted against the tool, so the coordinator outlives the task (unmount waits for it).
+    tool.active_invocations.fetch_add(1);
+    WorkerPool::shared().submit([this, &tool, call, payload = boost::json::serialize(result)] {
+      InvocationGuard counted(tool, std::adopt_lock);
       calls_->finish_by_kernel(call, AMP_OK, payload);
     });
     return call->id;
   }
   tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
-  boost::asio::post(workers_->tools, [&tool, id = call->id, name = std::move(tool_name),
-                                      input = std::move(input_json)] {
+  WorkerPool::shared().submit([&tool, id = call->id, name = std::move(tool_name),
+                               input = std::move(input_json)] {
     InvocationGuard inside(tool, std::adopt_lock);
     tool.table<amp_tool_vtable>()->execute(tool.instance, id, amp_str{name.data(), name.size()},
                                            amp_str{input.data(), input.size()});
@@ -376,24 +376,34 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
 
 amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallObserver observer) {
   if (!orchestrator_) throw std::logic_error("no orchestrator is mounted");
-  join_turn_thread();
+  wait_turn_returned();
   auto call = calls_->create(*orchestrator_, nullptr, std::move(observer));
   MountedModule *orchestrator = orchestrator_;
-  std::lock_guard lock(workers_->turn_mutex);
+  {
+    std::lock_guard lock(turn_->mutex);
+    turn_->running = true;
+  }
   orchestrator->active_invocations.fetch_add(1);
-  workers_->turn_thread = std::thread([orchestrator, id = call->id, prompt = std::move(prompt_json)] {
-    InvocationGuard inside(*orchestrator, std::adopt_lock);
-    orchestrator->table<amp_orchestrator_vtable>()->execute(
-        orchestrator->instance, id, amp_str{prompt.data(), prompt.size()});
+  // An orchestrator may block inside execute until its turn ends (ABI 1.0/1.1 ones do); the
+  // pool grows around it. One that returns at once and resumes through work_submit costs no
+  // thread while it waits.
+  WorkerPool::shared().submit([orchestrator, turn = turn_, id = call->id,
+                               prompt = std::move(prompt_json)] {
+    {
+      InvocationGuard inside(*orchestrator, std::adopt_lock);
+      orchestrator->table<amp_orchestrator_vtable>()->execute(
+          orchestrator->instance, id, amp_str{prompt.data(), prompt.size()});
+    }
+    std::lock_guard lock(turn->mutex);
+    turn->running = false;
+    turn->returned.notify_all();
   });
   return call->id;
 }
 
-void Coordinator::join_turn_thread() {
-  std::lock_guard lock(workers_->turn_mutex);
-  if (workers_->turn_thread.joinable() &&
-      workers_->turn_thread.get_id() != std::this_thread::get_id())
-    workers_->turn_thread.join();
+void Coordinator::wait_turn_returned() {
+  std::unique_lock lock(turn_->mutex);
+  turn_->returned.wait(lock, [&] { return !turn_->running; });
 }
 
 bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller) {

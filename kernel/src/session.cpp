@@ -191,7 +191,7 @@ TurnResult Session::execute(std::string_view prompt) {
   }
   TurnResult result = to_turn_result(wait->status, wait->payload);
   lock.unlock();
-  s.coordinator->join_turn_thread();
+  s.coordinator->wait_turn_returned();
   if (CancelLevel level = s.cancellation.level(); level != CancelLevel::None)
     s.hooks.emit(events::kCancelCompleted,
                  boost::json::object{{"level", to_string(level)}, {"status", result.status}});

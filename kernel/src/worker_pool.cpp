@@ -2,7 +2,9 @@
 
 #include "amplifier/log.hpp"
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <queue>
@@ -26,17 +28,19 @@ struct Delayed {
 }  // namespace
 
 struct WorkerPool::State {
-  std::size_t core_threads;
-  std::chrono::milliseconds idle_timeout;
+  Options options;
 
   mutable std::mutex mutex;
-  std::condition_variable wake;     // workers: a task is ready, or the earliest deadline moved
-  std::condition_variable drained;  // the destructor: every worker has ended
+  std::condition_variable work;      // workers: a task is ready, or the earliest deadline moved
+  std::condition_variable watch;     // the monitor: work is waiting with nobody idle
+  std::condition_variable drained;   // the destructor: every thread has ended
   std::deque<Task> ready;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<>> delayed;
   std::uint64_t next_order = 0;
+  std::uint64_t started_tasks = 0;  // progress, as the monitor sees it
   std::size_t threads = 0;
   std::size_t idle = 0;
+  bool monitor_running = false;
   bool stopping = false;
 
   // Moves every delayed task whose time has come to `ready`. Caller holds the mutex.
@@ -48,12 +52,28 @@ struct WorkerPool::State {
     }
   }
 
-  // Starts a worker when work is waiting and nobody is idle to take it. Caller holds the mutex.
-  void ensure_worker(const std::shared_ptr<State> &self) {
-    if (stopping || idle > 0) return;
-    if (ready.empty() && delayed.empty()) return;
-    std::thread(&State::run, self).detach();
+  bool waiting_work() const { return !ready.empty() || !delayed.empty(); }
+
+  // Caller holds the mutex.
+  void start_worker(const std::shared_ptr<State> &self) {
+    std::thread(&State::run_worker, self).detach();
     ++threads;
+  }
+
+  // Wakes a worker for new work, or starts one while below the core, or lets the monitor
+  // decide whether the busy workers are stuck. Caller holds the mutex.
+  void dispatch(const std::shared_ptr<State> &self) {
+    if (idle > 0) {
+      work.notify_one();
+    } else if (threads < options.core_threads) {
+      start_worker(self);
+    } else {
+      if (!monitor_running) {
+        std::thread(&State::run_monitor, self).detach();
+        monitor_running = true;
+      }
+      watch.notify_one();
+    }
   }
 
   static void run_task(Task &task) noexcept {
@@ -66,7 +86,7 @@ struct WorkerPool::State {
     }
   }
 
-  static void run(std::shared_ptr<State> self) {
+  static void run_worker(std::shared_ptr<State> self) {
     State &s = *self;
     std::unique_lock lock(s.mutex);
     for (;;) {
@@ -74,7 +94,7 @@ struct WorkerPool::State {
       if (!s.ready.empty()) {
         Task task = std::move(s.ready.front());
         s.ready.pop_front();
-        s.ensure_worker(self);  // more waiting (now or later) and nobody left idle: add one
+        ++s.started_tasks;
         lock.unlock();
         run_task(task);
         task = nullptr;  // whatever it captured goes before the lock is taken again
@@ -84,16 +104,35 @@ struct WorkerPool::State {
       if (s.stopping) break;
       ++s.idle;
       bool timed_out = false;
-      if (!s.delayed.empty()) {
-        s.wake.wait_until(lock, s.delayed.top().due);
-      } else {
-        timed_out = s.wake.wait_for(lock, s.idle_timeout) == std::cv_status::timeout;
-      }
+      if (!s.delayed.empty()) s.work.wait_until(lock, s.delayed.top().due);
+      else timed_out = s.work.wait_for(lock, s.options.idle_timeout) == std::cv_status::timeout;
       --s.idle;
       // An idle worker beyond the core ends, unless work arrived meanwhile.
-      if (timed_out && s.ready.empty() && s.delayed.empty() && s.threads > s.core_threads) break;
+      if (timed_out && !s.waiting_work() && s.threads > s.options.core_threads) break;
     }
     --s.threads;
+    s.drained.notify_all();
+  }
+
+  // Adds a worker when ready work made no progress for a whole stall threshold while every
+  // worker was busy: they are blocked (or just slow), and the queue must not wait for them.
+  static void run_monitor(std::shared_ptr<State> self) {
+    State &s = *self;
+    std::unique_lock lock(s.mutex);
+    while (!s.stopping) {
+      s.release_due(Clock::now());
+      const bool starved = !s.ready.empty() && s.idle == 0;
+      if (!starved) {
+        if (!s.delayed.empty()) s.watch.wait_until(lock, s.delayed.top().due);
+        else s.watch.wait(lock);
+        continue;
+      }
+      const std::uint64_t progress = s.started_tasks;
+      s.watch.wait_for(lock, s.options.stall_threshold);
+      if (!s.stopping && s.started_tasks == progress && !s.ready.empty() && s.idle == 0)
+        s.start_worker(self);
+    }
+    s.monitor_running = false;
     s.drained.notify_all();
   }
 };
@@ -103,36 +142,37 @@ WorkerPool &WorkerPool::shared() {
   return *pool;
 }
 
-WorkerPool::WorkerPool(std::size_t core_threads, std::chrono::milliseconds idle_timeout)
-    : state_(std::make_shared<State>()) {
-  state_->core_threads = core_threads;
-  state_->idle_timeout = idle_timeout;
+WorkerPool::WorkerPool() : WorkerPool(Options{}) {}
+
+WorkerPool::WorkerPool(Options options) : state_(std::make_shared<State>()) {
+  if (options.core_threads == 0)
+    options.core_threads = std::max<std::size_t>(2, std::thread::hardware_concurrency());
+  state_->options = options;
 }
 
 WorkerPool::~WorkerPool() {
   std::unique_lock lock(state_->mutex);
   state_->stopping = true;
   while (!state_->delayed.empty()) state_->delayed.pop();
-  state_->wake.notify_all();
-  state_->drained.wait(lock, [&] { return state_->threads == 0; });
+  state_->work.notify_all();
+  state_->watch.notify_all();
+  state_->drained.wait(lock, [&] { return state_->threads == 0 && !state_->monitor_running; });
 }
 
 void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   std::lock_guard lock(state_->mutex);
   if (delay.count() <= 0) {
     state_->ready.push_back(std::move(task));
-  } else {
-    const bool earliest = state_->delayed.empty() || Clock::now() + delay < state_->delayed.top().due;
-    state_->delayed.push(Delayed{Clock::now() + delay, state_->next_order++, std::move(task)});
-    // A worker sleeping until a later deadline must re-arm for this one.
-    if (earliest) {
-      state_->wake.notify_all();
-      state_->ensure_worker(state_);
-      return;
-    }
+    state_->dispatch(state_);
+    return;
   }
-  if (state_->idle > 0) state_->wake.notify_one();
-  else state_->ensure_worker(state_);
+  const auto due = Clock::now() + delay;
+  const bool earliest = state_->delayed.empty() || due < state_->delayed.top().due;
+  state_->delayed.push(Delayed{due, state_->next_order++, std::move(task)});
+  if (!earliest) return;
+  // Sleepers must re-arm for the new deadline; with nobody asleep, somebody must wake for it.
+  state_->work.notify_all();
+  if (state_->idle == 0) state_->dispatch(state_);
 }
 
 std::size_t WorkerPool::thread_count() const {

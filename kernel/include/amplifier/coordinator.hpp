@@ -143,8 +143,8 @@ class Coordinator {
   // Starts a call on a provider/tool/orchestrator instance. The observer gets every event and
   // exactly one on_finish. Returns the call id, which is known to the observer's owner before
   // the module is invoked (through `out_id`, when given). Provider calls start on the calling
-  // thread (they must not block); tool calls run on the coordinator's worker pool;
-  // orchestrator turns on a dedicated thread.
+  // thread (they must not block); tool calls and orchestrator turns run on the process's
+  // shared worker pool (worker_pool.hpp).
   amp_call_id start_provider_call(MountedModule &provider, std::string request_json,
                                   CallObserver observer, const MountedModule *caller = nullptr,
                                   amp_call_id *out_id = nullptr);
@@ -152,8 +152,9 @@ class Coordinator {
                               CallObserver observer, const MountedModule *caller = nullptr,
                               amp_call_id *out_id = nullptr);
   amp_call_id start_orchestrator_call(std::string prompt_json, CallObserver observer);
-  // Joins the thread of the last orchestrator turn (after its call has finished).
-  void join_turn_thread();
+  // Waits until the orchestrator's execute for the last turn has returned (its call may have
+  // finished earlier). Must not be called from inside execute.
+  void wait_turn_returned();
   // Raises a call's own cancellation level and notifies the module serving it.
   bool cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller = nullptr);
   // The level in force for a call: its own or the session's, whichever is higher.
@@ -169,7 +170,7 @@ class Coordinator {
   void unmount_last();
   // Returns false when the module's code is still running and the instance must be kept.
   bool destroy_instance(MountedModule &m);
-  struct Workers;
+  struct TurnState;
 
   HookRegistry &hooks_;
   CancellationToken &cancellation_;
@@ -198,7 +199,7 @@ class Coordinator {
   // until the process ends, because unloading them would crash the threads still inside.
   std::vector<std::unique_ptr<MountedModule>> stuck_;
   std::unique_ptr<CallRegistry> calls_;
-  std::unique_ptr<Workers> workers_;
+  std::shared_ptr<TurnState> turn_;  // shared with the task running execute
   std::size_t cancel_listener_ = 0;
 };
 

@@ -2,11 +2,12 @@
 // submit through the host API (work_submit) all run here, so a thousand sessions share a
 // handful of threads instead of owning some each.
 //
-// Work may block (a bash command, an approval prompt): when a task is queued and no worker is
-// idle, the pool starts another thread, so one slow task never holds up the others. Workers
-// that stay idle for a while end, down to a small core, so a burst of blocking work does not
-// leave threads behind. Delayed tasks wait in a heap that idle workers sleep on; no timer
-// thread.
+// Work may block (a bash command, an approval prompt). The pool keeps `core_threads` workers;
+// a monitor thread watches the queue, and when work has waited `stall_threshold` while no task
+// could be started (every worker busy and none finished meanwhile), it adds a worker. So one
+// slow task never holds up the others, and short tasks never make the pool grow. Workers
+// beyond the core end after `idle_timeout` without work. Delayed tasks wait in a heap that
+// idle workers (or the monitor) sleep on.
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -19,12 +20,18 @@ class WorkerPool {
  public:
   using Task = std::function<void()>;
 
+  struct Options {
+    std::size_t core_threads = 0;  // 0: the machine's cores, at least 2
+    std::chrono::milliseconds stall_threshold{5};
+    std::chrono::milliseconds idle_timeout{10'000};
+  };
+
   // The process-wide pool. Never destroyed (its threads may still be idle at exit).
   static WorkerPool &shared();
 
-  explicit WorkerPool(std::size_t core_threads = 2,
-                      std::chrono::milliseconds idle_timeout = std::chrono::seconds(10));
-  ~WorkerPool();  // waits for running and due tasks; pending delayed tasks are dropped
+  WorkerPool();
+  explicit WorkerPool(Options options);
+  ~WorkerPool();  // waits for running and ready tasks; pending delayed tasks are dropped
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;
 
@@ -33,7 +40,7 @@ class WorkerPool {
   // Throws std::bad_alloc or std::system_error when no thread can be started.
   void submit(Task task, std::chrono::milliseconds delay = std::chrono::milliseconds(0));
 
-  std::size_t thread_count() const;  // live workers, idle ones included
+  std::size_t thread_count() const;  // live workers, idle ones included (not the monitor)
   std::size_t idle_count() const;
 
  private:

@@ -1,0 +1,117 @@
+// The shared worker pool: tasks run once, in time, never inline; a blocked task never holds
+// up the others (the pool grows) and idle extra workers go away again.
+#include "amplifier/worker_pool.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using amplifier::WorkerPool;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A one-shot gate a test opens once.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool open = false;
+  void release() {
+    std::lock_guard lock(mutex);
+    open = true;
+    cv.notify_all();
+  }
+  bool wait(std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, timeout, [&] { return open; });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a submitted task runs once, on another thread") {
+  WorkerPool pool;
+  Gate ran;
+  std::atomic<int> runs{0};
+  std::thread::id worker;
+  pool.submit([&] {
+    worker = std::this_thread::get_id();
+    ++runs;
+    ran.release();
+  });
+  REQUIRE(ran.wait());
+  CHECK(runs == 1);
+  CHECK(worker != std::this_thread::get_id());
+}
+
+TEST_CASE("delayed tasks wait their delay and run in deadline order") {
+  WorkerPool pool;
+  std::mutex mutex;
+  std::vector<int> order;
+  Gate last;
+  const auto start = Clock::now();
+  Clock::time_point first_ran;
+  pool.submit([&] { std::lock_guard l(mutex); order.push_back(3); last.release(); }, 120ms);
+  pool.submit([&] { std::lock_guard l(mutex); order.push_back(1); first_ran = Clock::now(); }, 40ms);
+  pool.submit([&] { std::lock_guard l(mutex); order.push_back(2); }, 80ms);
+  REQUIRE(last.wait());
+  std::lock_guard l(mutex);
+  CHECK(order == std::vector<int>{1, 2, 3});
+  CHECK(first_ran - start >= 40ms);
+}
+
+TEST_CASE("a blocked task does not hold up the next one: the pool grows") {
+  WorkerPool pool(WorkerPool::Options{1, 5ms, 10s});
+  Gate unblock, second_ran;
+  pool.submit([&] { unblock.wait(); });
+  pool.submit([&] { second_ran.release(); });
+  CHECK(second_ran.wait(5s));
+  CHECK(pool.thread_count() >= 2);
+  unblock.release();
+}
+
+TEST_CASE("a task that throws is logged and the pool keeps working") {
+  WorkerPool pool;
+  Gate after;
+  pool.submit([] { throw std::runtime_error("on purpose"); });
+  pool.submit([&] { after.release(); });
+  CHECK(after.wait());
+}
+
+TEST_CASE("workers beyond the core end after their idle timeout") {
+  WorkerPool pool(WorkerPool::Options{1, 5ms, 50ms});
+  Gate unblock;
+  std::atomic<int> done{0};
+  for (int i = 0; i < 4; ++i)
+    pool.submit([&] {
+      unblock.wait();
+      ++done;
+    });
+  const auto deadline = Clock::now() + 5s;
+  while (pool.thread_count() < 4 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(pool.thread_count() == 4);
+  unblock.release();
+  while ((done < 4 || pool.thread_count() > 1) && Clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  CHECK(done == 4);
+  CHECK(pool.thread_count() == 1);
+}
+
+TEST_CASE("a thousand tasks that do not block run on a handful of threads") {
+  WorkerPool pool;
+  std::atomic<int> done{0};
+  Gate all;
+  for (int i = 0; i < 1000; ++i)
+    pool.submit([&] {
+      if (++done == 1000) all.release();
+    });
+  REQUIRE(all.wait());
+  CHECK(pool.thread_count() <= 4);
+}
