@@ -1,10 +1,13 @@
 // Kernel benchmarks (issue 2):
 //   1. mount time of a six-module plan (cold: first load of each library; warm: cached);
 //   2. time per turn of loop-basic + provider-mock, with no hooks and with 10 no-op hooks;
-//   3. hook dispatch rate (events per second) with 0, 1 and 10 handlers.
+//   3. hook dispatch: ns per emit with 0, 1 and 10 handlers, typed deltas against DOM payloads,
+//      and a module's emit that nobody listens to.
 // Usage: bench_kernel [iterations]   (run from a Release or RelWithDebInfo build)
 #include "amplifier/hooks.hpp"
 #include "amplifier/log.hpp"
+#include "amplifier/coordinator.hpp"
+#include "amplifier/module_loader.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
 
@@ -111,19 +114,70 @@ Stats bench_turns(int turns, int noop_hooks) {
   return stats_of(samples);
 }
 
-void bench_hooks(int handlers, int events) {
-  amplifier::HookRegistry hooks;
-  hooks.set_default_fields({{"session_id", "bench"}, {"parent_id", ""}});
-  for (int i = 0; i < handlers; ++i)
-    hooks.register_handler("content_block:delta", [](std::string_view, const boost::json::object &) {
-      return amplifier::HookResult{};
-    });
+// ns per call of `emit`, over `events` calls.
+template <class Emit>
+double ns_per_event(int events, Emit emit) {
   auto start = Clock::now();
-  for (int i = 0; i < events; ++i)
-    hooks.emit("content_block:delta", {{"block_index", 0}, {"delta", {{"type", "text"}, {"text", "tok"}}}});
-  double seconds = micros_since(start) / 1e6;
-  fmt::print("hook dispatch, {:2d} handler(s) {:12.0f} events/s  ({:7.1f} ns/event)\n", handlers,
-             events / seconds, seconds * 1e9 / events);
+  for (int i = 0; i < events; ++i) emit();
+  return micros_since(start) * 1e3 / events;
+}
+
+// The registry's dispatch: `handlers` no-op handlers of the given kind for content_block:delta.
+enum class HandlerKind { Event, JsonText, Dom };
+
+void add_handlers(amplifier::HookRegistry &hooks, int handlers, HandlerKind kind) {
+  for (int i = 0; i < handlers; ++i) {
+    if (kind == HandlerKind::Dom) {
+      hooks.register_handler("content_block:delta", [](std::string_view, const boost::json::object &) {
+        return amplifier::HookResult{};
+      });
+    } else {
+      const bool wants_json = kind == HandlerKind::JsonText;
+      hooks.register_event_handler("content_block:delta",
+                                   [wants_json](amplifier::HookEvent &e) -> std::optional<amplifier::HookResult> {
+                                     if (wants_json) (void)e.data_json();
+                                     return std::nullopt;
+                                   });
+    }
+  }
+}
+
+void bench_hooks(int events) {
+  const char *kinds[] = {"event handlers (typed)", "JSON-text handlers (module hooks)", "DOM handlers"};
+  fmt::print("hook dispatch, ns per emit of content_block:delta:\n");
+  fmt::print("  {:36} {:>9} {:>9} {:>9}\n", "", "0", "1", "10");
+  for (HandlerKind kind : {HandlerKind::Event, HandlerKind::JsonText, HandlerKind::Dom}) {
+    double typed[3], dom[3];
+    int column = 0;
+    for (int handlers : {0, 1, 10}) {
+      amplifier::HookRegistry hooks;
+      hooks.set_default_fields({{"session_id", "bench"}, {"parent_id", ""}});
+      add_handlers(hooks, handlers, kind);
+      typed[column] = ns_per_event(events, [&] { hooks.emit_content_delta(0, AMP_DELTA_TEXT, "tok"); });
+      dom[column] = ns_per_event(events, [&] {
+        hooks.emit("content_block:delta",
+                   {{"block_index", 0}, {"delta", {{"type", "text"}, {"text", "tok"}}}});
+      });
+      ++column;
+    }
+    fmt::print("  {:36} {:9.1f} {:9.1f} {:9.1f}   emit_content_delta (typed)\n",
+               kinds[static_cast<int>(kind)], typed[0], typed[1], typed[2]);
+    fmt::print("  {:36} {:9.1f} {:9.1f} {:9.1f}   emit(DOM payload built by the caller)\n", "", dom[0],
+               dom[1], dom[2]);
+  }
+}
+
+// The ABI's emit from a module, result discarded, when nothing listens to the event.
+void bench_abi_emit(int events) {
+  amplifier::Session session(amplifier::parse_mount_plan(turn_plan(), "bench"), options());
+  session.initialize();
+  amp_host *host = &session.coordinator().mounted().front()->host;
+  const amp_host_api *api = amplifier::host_api_table();
+  const std::string data = R"({"block_index":0,"delta":{"type":"text","text":"tok"}})";
+  const double ns = ns_per_event(events, [&] {
+    api->emit(host, amp_str{"provider:request", 16}, amp_str{data.data(), data.size()}, nullptr);
+  });
+  fmt::print("ABI emit, no handler, result discarded: {:.1f} ns\n", ns);
 }
 
 }  // namespace
@@ -140,7 +194,8 @@ int main(int argc, char **argv) {
     fmt::print("turn, loop-basic+mock, no hooks     median {:8.1f} us  p90 {:8.1f} us\n", plain.median, plain.p90);
     fmt::print("turn, loop-basic+mock, 10 no-op hooks median {:6.1f} us  p90 {:8.1f} us  (x{:.2f})\n",
                hooked.median, hooked.p90, hooked.median / plain.median);
-    for (int handlers : {0, 1, 10}) bench_hooks(handlers, 200000);
+    bench_hooks(200000);
+    bench_abi_emit(2000000);
   } catch (const std::exception &e) {
     fmt::print(stderr, "bench_kernel: {}\n", e.what());
     fs::remove_all(log_dir);

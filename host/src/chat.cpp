@@ -313,9 +313,10 @@ int run_chat(const std::string &plan_file) {
   // With the display mounted, it shows the answer (and thinking and tools); otherwise the
   // host prints the answer text itself.
   std::shared_ptr<TextOutputState> text;
+  auto output = PacedOutput::open(stdout);
   if (!display) {
     text = std::make_shared<TextOutputState>();
-    attach_text_output(session.hooks(), stdout, text);
+    attach_text_output(session.hooks(), output, text);
   }
   auto usage = std::make_shared<Usage>();
   count_usage(session.hooks(), usage);
@@ -332,6 +333,7 @@ int run_chat(const std::string &plan_file) {
   int code = interactive.loop();
   chat = nullptr;
   session.cleanup();
+  output->close();
   return code;
 }
 

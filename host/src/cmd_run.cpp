@@ -96,7 +96,10 @@ int run(const RunOptions &options) {
   std::atomic<Session *> running{nullptr};
   InterruptWatcher interrupts([&running](int count) {
     Session *session = running.load();
-    if (!session) std::_Exit(kExitCancelled);
+    if (!session) {
+      std::fflush(stdout);  // what the session printed is not lost with the process
+      std::_Exit(kExitCancelled);
+    }
     if (count == 1)
       std::fprintf(stderr, "\namplifier: cancelling after the running step "
                            "(Ctrl-C again to stop now)\n");
@@ -118,8 +121,9 @@ int run(const RunOptions &options) {
   session.coordinator().set_approval_handler(terminal_approval_handler(
       [&session] { return session.cancellation().is_cancelled(); }));
   auto text_state = std::make_shared<TextOutputState>();
-  if (jsonl) attach_jsonl_output(session.hooks(), stdout);
-  else if (!display) attach_text_output(session.hooks(), stdout, text_state);
+  auto output = PacedOutput::open(stdout);
+  if (jsonl) attach_jsonl_output(session.hooks(), output);
+  else if (!display) attach_text_output(session.hooks(), output, text_state);
 
   try {
     session.initialize();
@@ -132,6 +136,7 @@ int run(const RunOptions &options) {
   TurnResult result = session.execute(prompt);
   running = nullptr;
   session.cleanup();
+  output->close();  // everything the session printed is out before the host adds its lines
 
   if (!jsonl && !display) {
     bool streamed = text_state->streamed.load();

@@ -1,9 +1,12 @@
 #include "event_output.hpp"
 
+#include "amplifier/events.hpp"
+#include "amplifier/worker_pool.hpp"
+#include "amplifier_sdk_json.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <limits>
-#include <mutex>
 #include <string>
 
 namespace amplifier::host {
@@ -12,67 +15,119 @@ namespace {
 // Runs after every other handler, so the printed payload is what hooks made of it.
 constexpr int kLastPriority = std::numeric_limits<int>::max();
 
-std::mutex &output_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-void write_line(std::FILE *out, const std::string &line) {
-  std::lock_guard lock(output_mutex());
-  std::fwrite(line.data(), 1, line.size(), out);
-  std::fputc('\n', out);
-  std::fflush(out);
+// {"event":...,"data":...,"session_id":...,"ts":...}: written straight from the event's JSON
+// text when its session id and timestamp are the registry's own (every stream delta), else
+// built as before from the payload the hooks left.
+void append_line(std::string &line, HookEvent &event) {
+  if (event.has_standard_fields() && !event.session_id().empty()) {
+    line += R"({"event":)";
+    amp::sdk::json::append_quoted(line, event.name());
+    line += R"(,"data":)";
+    line += event.data_json();
+    line += R"(,"session_id":)";
+    amp::sdk::json::append_quoted(line, event.session_id());
+    line += R"(,"ts":)";
+    amp::sdk::json::append_quoted(line, event.timestamp());
+    line += '}';
+  } else {
+    const boost::json::object &data = event.data();
+    boost::json::object object;
+    object["event"] = event.name();
+    object["data"] = data;
+    if (auto *id = data.if_contains("session_id")) object["session_id"] = *id;
+    if (auto *ts = data.if_contains("timestamp")) object["ts"] = *ts;
+    line += boost::json::serialize(object);
+  }
+  line += '\n';
 }
 
 }  // namespace
 
-void attach_jsonl_output(HookRegistry &hooks, std::FILE *out) {
-  hooks.register_handler(
+std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::milliseconds delay) {
+  // The stream keeps its own buffering (full for pipes and files, by line on a terminal);
+  // the paced flush adds the "soon after the last write" that neither gives.
+  return std::shared_ptr<PacedOutput>(new PacedOutput(out, delay));
+}
+
+void PacedOutput::write(std::string_view bytes) {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  std::fwrite(bytes.data(), 1, bytes.size(), out_);
+  if (!flush_pending_) schedule_flush();
+}
+
+void PacedOutput::schedule_flush() {
+  flush_pending_ = true;
+  try {
+    WorkerPool::shared().submit([self = shared_from_this()] { self->flush(); }, delay_);
+  } catch (...) {  // no worker to do it later: do it now
+    std::fflush(out_);
+    flush_pending_ = false;
+  }
+}
+
+void PacedOutput::flush() {
+  std::lock_guard lock(mutex_);
+  flush_pending_ = false;
+  if (!closed_) std::fflush(out_);
+}
+
+void PacedOutput::close() {
+  std::lock_guard lock(mutex_);
+  if (!closed_) std::fflush(out_);
+  closed_ = true;
+}
+
+void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out) {
+  hooks.register_event_handler(
       std::string(HookRegistry::kAllEvents),
-      [out](std::string_view event, const boost::json::object &data) {
-        boost::json::object line;
-        line["event"] = event;
-        line["data"] = data;
-        if (auto *id = data.if_contains("session_id")) line["session_id"] = *id;
-        if (auto *ts = data.if_contains("timestamp")) line["ts"] = *ts;
-        write_line(out, boost::json::serialize(line));
-        return HookResult{};
+      [out](HookEvent &event) -> std::optional<HookResult> {
+        thread_local std::string line;  // one per emitting thread, reused: no allocation per line
+        line.clear();
+        append_line(line, event);
+        out->write(line);
+        return std::nullopt;
       },
       kLastPriority, "host-jsonl-output");
 }
 
-void attach_text_output(HookRegistry &hooks, std::FILE *out,
+void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
                         std::shared_ptr<TextOutputState> state) {
   // Each provider response starts new text blocks: separate them from what came before.
   hooks.register_handler(
-      "content_block:start",
+      std::string(events::kContentBlockStart),
       [out, state](std::string_view, const boost::json::object &data) {
         auto *type = data.if_contains("block_type");
         if (type && type->is_string() && type->as_string() == "text" && state->streamed.load() &&
             !state->ends_with_newline.load()) {
-          std::lock_guard lock(output_mutex());
-          std::fputc('\n', out);
+          out->write("\n");
           state->ends_with_newline.store(true);
         }
         return HookResult{};
       },
       kLastPriority, "host-text-output");
-  hooks.register_handler(
-      "content_block:delta",
-      [out, state](std::string_view, const boost::json::object &data) {
-        auto *delta = data.if_contains("delta");
-        if (!delta || !delta->is_object()) return HookResult{};
-        auto *type = delta->as_object().if_contains("type");
-        auto *text = delta->as_object().if_contains("text");
-        if (type && type->is_string() && type->as_string() == "text" && text && text->is_string() &&
-            !text->as_string().empty()) {
-          std::lock_guard lock(output_mutex());
-          std::fwrite(text->as_string().data(), 1, text->as_string().size(), out);
-          std::fflush(out);
-          state->streamed.store(true);
-          state->ends_with_newline.store(text->as_string().back() == '\n');
+  hooks.register_event_handler(
+      std::string(events::kContentBlockDelta),
+      [out, state](HookEvent &event) -> std::optional<HookResult> {
+        std::string_view text;
+        if (const HookEvent::Delta *delta = event.delta()) {
+          if (delta->kind == AMP_DELTA_TEXT) text = delta->text;
+        } else {  // a payload a hook replaced: read it as before
+          const boost::json::object &data = event.data();
+          auto *value_of_delta = data.if_contains("delta");
+          auto *fields = value_of_delta && value_of_delta->is_object() ? &value_of_delta->as_object()
+                                                                       : nullptr;
+          auto *type = fields ? fields->if_contains("type") : nullptr;
+          auto *value = fields ? fields->if_contains("text") : nullptr;
+          if (type && type->is_string() && type->as_string() == "text" && value &&
+              value->is_string())
+            text = value->as_string();
         }
-        return HookResult{};
+        if (text.empty()) return std::nullopt;
+        out->write(text);
+        state->streamed.store(true);
+        state->ends_with_newline.store(text.back() == '\n');
+        return std::nullopt;
       },
       kLastPriority, "host-text-output");
 }

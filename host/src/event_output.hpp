@@ -3,13 +3,40 @@
 #include "amplifier/hooks.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <string_view>
 
 namespace amplifier::host {
 
+// One output stream shared by the printers. Writes go into the stream's stdio buffer; a
+// flush follows `delay` after the first unflushed write. While a stream is fast, lines batch
+// into few write(2)s; when it pauses, what was written appears within `delay`, so the user
+// still watches each delta arrive. Thread-safe.
+class PacedOutput : public std::enable_shared_from_this<PacedOutput> {
+ public:
+  static std::shared_ptr<PacedOutput> open(std::FILE *out,
+                                           std::chrono::milliseconds delay = std::chrono::milliseconds(2));
+  void write(std::string_view bytes);
+  void flush();
+  // Flushes, and makes later scheduled flushes do nothing: call before the stream goes away.
+  void close();
+
+ private:
+  PacedOutput(std::FILE *out, std::chrono::milliseconds delay) : out_(out), delay_(delay) {}
+  void schedule_flush();
+
+  std::FILE *out_;
+  std::chrono::milliseconds delay_;
+  std::mutex mutex_;
+  bool flush_pending_ = false;
+  bool closed_ = false;
+};
+
 // Every kernel event as one JSON object per line: {"event","data","session_id","ts"}.
-void attach_jsonl_output(HookRegistry &hooks, std::FILE *out);
+void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out);
 
 // What the text printer has written so far, so the caller can finish the output cleanly.
 struct TextOutputState {
@@ -18,6 +45,7 @@ struct TextOutputState {
 };
 
 // Answer text as it streams; the text of consecutive blocks is separated by a line break.
-void attach_text_output(HookRegistry &hooks, std::FILE *out, std::shared_ptr<TextOutputState> state);
+void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
+                        std::shared_ptr<TextOutputState> state);
 
 }  // namespace amplifier::host

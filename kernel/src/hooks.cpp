@@ -1,9 +1,15 @@
 // The hook registry.
 //
-// emit() is on the streaming hot path, so handlers live in an immutable Table that is
-// rebuilt on every (rare) register/unregister and swapped in under a mutex; emit copies the
-// shared_ptr once and then runs without locks. Each event's list already has the "*"
-// handlers merged in priority order, so dispatch is one hash lookup and a loop.
+// emit() is on the streaming hot path. Handlers live in an immutable Table, rebuilt on every
+// (rare) register/unregister and published through an atomic pointer, so an emit reads it
+// without a lock; every table ever published stays alive until the registry goes (tables are
+// few: one per registration). Each event's list already has the "*" handlers merged in
+// priority order, so dispatch is one hash lookup and a loop, and the content-delta list is
+// looked up once per table. An emit nobody listens to costs that lookup and nothing else.
+//
+// The payload is a HookEvent: built only when a handler will run, in the form each handler
+// asks for (a typed delta rendered straight to JSON text for module hooks and output writers,
+// a DOM for in-kernel handlers that want one).
 //
 // unregister() must not return while another thread still runs a removed handler (the
 // caller may then free what the handler uses). Every entry therefore counts its running
@@ -12,8 +18,8 @@
 #include "amplifier/hooks.hpp"
 
 #include "amplifier/events.hpp"
-#include "amplifier_sdk_json.hpp"
 #include "amplifier/log.hpp"
+#include "amplifier_sdk_json.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -27,6 +33,13 @@
 namespace amplifier {
 namespace json = boost::json;
 
+// The default fields of a registry's events, in the forms emits need them.
+struct HookEvent::Defaults {
+  json::object fields;      // as set (session_id, parent_id)
+  std::string json_fields;  // the same as `,"k":v,...`, ready to splice before `}`
+  std::string session_id;   // the string at "session_id" ("" when absent or not a string)
+};
+
 namespace {
 
 constexpr std::string_view kComponent = "hooks";
@@ -37,7 +50,7 @@ struct HandlerEntry {
   int priority = 0;
   std::string name;
   std::uint64_t owner = 0;
-  HookHandler handler;  // reset by unregister once no thread can call it any more
+  HookEventHandler handler;  // reset by unregister once no thread can call it any more
   std::atomic<int> running{0};
   std::atomic<bool> removed{false};
 
@@ -59,13 +72,29 @@ struct Table {
   std::vector<EntryPtr> entries;  // sorted by (priority, id): the dispatch order
   std::unordered_map<std::string, HandlerList, StringHash, std::equal_to<>> by_event;
   HandlerList wildcard_only;  // for events with no handler of their own
-  json::object defaults;
+  const HandlerList *content_delta = &wildcard_only;  // handlers_for(content_block:delta)
+  HookEvent::Defaults defaults;
 
   const HandlerList &handlers_for(std::string_view event) const {
+    if (entries.empty()) return wildcard_only;  // the common case in benchmarks and tests
     auto found = by_event.find(event);
     return found == by_event.end() ? wildcard_only : found->second;
   }
 };
+
+HookEvent::Defaults make_defaults(json::object fields) {
+  HookEvent::Defaults defaults;
+  for (const auto &[key, value] : fields) {
+    defaults.json_fields.push_back(',');
+    amp::sdk::json::append_quoted(defaults.json_fields, key);
+    defaults.json_fields.push_back(':');
+    defaults.json_fields += json::serialize(value);
+  }
+  if (const json::value *id = fields.if_contains("session_id"); id && id->is_string())
+    defaults.session_id = std::string(id->get_string());
+  defaults.fields = std::move(fields);
+  return defaults;
+}
 
 std::shared_ptr<const Table> build_table(std::vector<EntryPtr> entries, json::object defaults) {
   auto table = std::make_shared<Table>();
@@ -78,7 +107,8 @@ std::shared_ptr<const Table> build_table(std::vector<EntryPtr> entries, json::ob
       if (entry->event == event || entry->event == HookRegistry::kAllEvents)
         list.push_back(entry.get());
   table->entries = std::move(entries);
-  table->defaults = std::move(defaults);
+  table->defaults = make_defaults(std::move(defaults));
+  table->content_delta = &table->handlers_for(events::kContentBlockDelta);
   return table;
 }
 
@@ -132,14 +162,108 @@ int message_severity(std::string_view level) {
   return level == "error" ? 2 : level == "warning" ? 1 : 0;
 }
 
+// Writes `value` as `width` zero-padded digits.
+char *put_digits(char *out, unsigned value, int width) {
+  for (int i = width - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
+  return out + width;
+}
+
+// Formats without gmtime/strftime: glibc's gmtime_r takes a process-wide lock, and this runs
+// for every emitted event.
+std::size_t format_iso_timestamp(std::chrono::system_clock::time_point when, char (&out)[32]) {
+  using namespace std::chrono;
+  const auto ms = floor<milliseconds>(when);
+  const auto day = floor<days>(ms);
+  const year_month_day date{day};
+  const hh_mm_ss time{ms - day};
+  char *p = out;
+  p = put_digits(p, static_cast<unsigned>(static_cast<int>(date.year())), 4);
+  *p++ = '-';
+  p = put_digits(p, static_cast<unsigned>(date.month()), 2);
+  *p++ = '-';
+  p = put_digits(p, static_cast<unsigned>(date.day()), 2);
+  *p++ = 'T';
+  p = put_digits(p, static_cast<unsigned>(time.hours().count()), 2);
+  *p++ = ':';
+  p = put_digits(p, static_cast<unsigned>(time.minutes().count()), 2);
+  *p++ = ':';
+  p = put_digits(p, static_cast<unsigned>(time.seconds().count()), 2);
+  *p++ = '.';
+  p = put_digits(p, static_cast<unsigned>(time.subseconds().count()), 3);
+  *p++ = 'Z';
+  return static_cast<std::size_t>(p - out);
+}
+
+}  // namespace
+
+// What the registry does to an event that the handlers may not: set its payload's source.
+struct HookEventAccess {
+  // A DOM payload: the default fields the emitter did not set, then the timestamp.
+  static void set_data(HookEvent &e, json::object data) {
+    e.standard_fields_ = !data.contains("session_id") && !data.contains("timestamp");
+    data.reserve(data.size() + e.defaults_->fields.size() + 1);
+    for (const auto &[key, value] : e.defaults_->fields) data.emplace(key, value);
+    data.emplace("timestamp", json::string_view(e.timestamp_, e.timestamp_length_));
+    e.dom_ = std::move(data);
+  }
+  static void set_delta(HookEvent &e, std::uint32_t index, amp_delta_kind kind,
+                        std::string_view text) {
+    e.delta_ = HookEvent::Delta{index, kind, text};
+    e.has_delta_ = true;
+  }
+  // A `modify` result: the payload handlers see from now on.
+  static void replace(HookEvent &e, json::object data) {
+    e.dom_ = std::move(data);
+    e.json_.reset();
+    e.has_delta_ = false;
+    e.standard_fields_ = false;
+  }
+  static json::object take_data(HookEvent &e) {
+    (void)e.data();
+    return std::move(*e.dom_);
+  }
+};
+
+HookEvent::HookEvent(std::string_view name, const Defaults &defaults)
+    : name_(name), defaults_(&defaults) {
+  timestamp_length_ = format_iso_timestamp(std::chrono::system_clock::now(), timestamp_);
+}
+
+std::string_view HookEvent::session_id() const noexcept { return defaults_->session_id; }
+
+const json::object &HookEvent::data() {
+  if (!dom_) dom_ = json::parse(data_json()).as_object();  // only a typed delta has no DOM yet
+  return *dom_;
+}
+
+std::string_view HookEvent::data_json() {
+  if (json_) return *json_;
+  std::string &text = json_.emplace();
+  if (dom_) {
+    text = json::serialize(*dom_);
+  } else if (has_delta_) {
+    // What serialising the DOM path's payload would give: the delta's fields, the default
+    // fields in their order, then the timestamp.
+    amp::sdk::json::append_delta_hook_data(text, delta_.index, delta_.kind, delta_.text);
+    text.pop_back();  // the closing brace
+    text += defaults_->json_fields;
+    text += R"(,"timestamp":)";
+    amp::sdk::json::append_quoted(text, timestamp());
+    text.push_back('}');
+  } else {
+    text = "{}";
+  }
+  return text;
+}
+
+namespace {
+
 // Folds handler results, in handler order, into `combined` (the caller's return value, so
-// the large HookResult is built in place rather than moved out at the end).
+// the large HookResult is built in place rather than moved out at the end). The payload lives
+// in the event, where a modify replaces it for the handlers that follow.
 class ResultCombiner {
  public:
-  ResultCombiner(std::string_view event, json::object payload, HookResult &combined)
-      : event_(event), payload_(std::move(payload)), combined_(combined) {}
-
-  const json::object &payload() const { return payload_; }
+  ResultCombiner(HookEvent &event, HookResult &combined) : event_(event), combined_(combined) {}
 
   // Returns true when the emit must stop here (deny).
   bool add(HookResult &&result, const HandlerEntry &from) {
@@ -157,7 +281,9 @@ class ResultCombiner {
     return false;
   }
 
-  void finish() {
+  // Settles the final action; with `with_payload`, also moves the final payload into the
+  // result (as a DOM: callers that discard the result skip building one).
+  void finish(bool with_payload) {
     HookResult &out = combined_;
     if (!denied_) {
       out.action = asked_                    ? HookAction::AskUser
@@ -166,7 +292,7 @@ class ResultCombiner {
                                              : HookAction::Continue;
       if (!out.injections.empty()) summarise_injections(out);
     }
-    out.data = std::move(payload_);
+    if (with_payload) out.data = HookEventAccess::take_data(event_);
   }
 
  private:
@@ -174,10 +300,10 @@ class ResultCombiner {
     if (!data.is_object()) {
       log(LogLevel::Warning, kComponent,
           fmt::format("handler {} returned modify for '{}' without an object `data`; ignored",
-                      from.label(), event_));
+                      from.label(), event_.name()));
       return;
     }
-    payload_ = std::move(data.get_object());
+    HookEventAccess::replace(event_, std::move(data.get_object()));
     modified_ = true;
   }
 
@@ -193,7 +319,7 @@ class ResultCombiner {
       log(LogLevel::Warning, kComponent,
           fmt::format("injection from handler {} for '{}' truncated from {} to {} bytes "
                       "(limits: {} per injection, {} per emit)",
-                      from.label(), event_, original, injection.text.size(),
+                      from.label(), event_.name(), original, injection.text.size(),
                       HookRegistry::kMaxInjectionBytes, HookRegistry::kMaxInjectionBytesPerEmit));
     }
     if (injection.text.empty()) return;
@@ -240,8 +366,7 @@ class ResultCombiner {
         all.begin(), all.end(), [](auto &i) { return i.append_to_last_tool_result; });
   }
 
-  std::string_view event_;
-  json::object payload_;
+  HookEvent &event_;
   HookResult &combined_;
   bool denied_ = false;
   bool modified_ = false;
@@ -249,42 +374,11 @@ class ResultCombiner {
   std::size_t injected_bytes_ = 0;
 };
 
-// Writes `value` as `width` zero-padded digits.
-char *put_digits(char *out, unsigned value, int width) {
-  for (int i = width - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
-  return out + width;
-}
-
-// Formats without gmtime/strftime: glibc's gmtime_r takes a process-wide lock, and this runs
-// for every emitted event.
-std::size_t format_iso_timestamp(std::chrono::system_clock::time_point when, char (&out)[32]) {
-  using namespace std::chrono;
-  const auto ms = floor<milliseconds>(when);
-  const auto day = floor<days>(ms);
-  const year_month_day date{day};
-  const hh_mm_ss time{ms - day};
-  char *p = out;
-  p = put_digits(p, static_cast<unsigned>(static_cast<int>(date.year())), 4);
-  *p++ = '-';
-  p = put_digits(p, static_cast<unsigned>(date.month()), 2);
-  *p++ = '-';
-  p = put_digits(p, static_cast<unsigned>(date.day()), 2);
-  *p++ = 'T';
-  p = put_digits(p, static_cast<unsigned>(time.hours().count()), 2);
-  *p++ = ':';
-  p = put_digits(p, static_cast<unsigned>(time.minutes().count()), 2);
-  *p++ = ':';
-  p = put_digits(p, static_cast<unsigned>(time.seconds().count()), 2);
-  *p++ = '.';
-  p = put_digits(p, static_cast<unsigned>(time.subseconds().count()), 3);
-  *p++ = 'Z';
-  return static_cast<std::size_t>(p - out);
-}
-
-HookResult payload_only(json::object payload) {
-  HookResult result;
-  result.data = std::move(payload);
-  return result;
+// Lets a DOM handler run as an event handler: it gets the payload as a DOM.
+HookEventHandler adapt(HookHandler handler) {
+  return [handler = std::move(handler)](HookEvent &event) -> std::optional<HookResult> {
+    return handler(event.name(), event.data());
+  };
 }
 
 }  // namespace
@@ -295,19 +389,24 @@ std::string iso_timestamp_now() {
 }
 
 struct HookRegistry::Impl {
-  // Guards `table` and `next_id`. Held only to copy or replace the pointer, and by writers
-  // while they rebuild (rare); never while a handler runs.
+  // Guards writers (`tables`, `next_id`) while they rebuild and publish; never held by emit.
   mutable std::mutex mutex;
-  std::shared_ptr<const Table> table = build_table({}, {});
+  std::vector<std::shared_ptr<const Table>> tables;  // every table published, newest last
+  std::atomic<const Table *> current{nullptr};
   HandlerId next_id = 1;
 
   // unregister() sleeps here until a removed handler stops running.
   std::mutex idle_mutex;
   std::condition_variable idle;
 
-  std::shared_ptr<const Table> snapshot() const {
-    std::lock_guard lock(mutex);
-    return table;
+  Impl() { publish(build_table({}, {})); }
+
+  const Table &snapshot() const { return *current.load(std::memory_order_acquire); }
+  const Table &latest() const { return *tables.back(); }  // writers, under `mutex`
+
+  void publish(std::shared_ptr<const Table> table) {
+    tables.push_back(std::move(table));
+    current.store(tables.back().get(), std::memory_order_release);
   }
 
   // Marks the call as running unless the entry was removed since the snapshot was taken.
@@ -334,23 +433,45 @@ struct HookRegistry::Impl {
     idle.wait(lock, [&] { return entry.running.load() <= own_calls; });
   }
 
+  HandlerId add(std::string event, HookEventHandler handler, int priority, std::string name,
+                std::uint64_t owner) {
+    if (event.empty()) throw std::invalid_argument("hook event name must not be empty");
+    if (!handler) throw std::invalid_argument("hook handler for '" + event + "' is empty");
+    auto entry = std::make_shared<HandlerEntry>();
+    entry->event = std::move(event);
+    entry->handler = std::move(handler);
+    entry->priority = priority;
+    entry->name = std::move(name);
+    entry->owner = owner;
+
+    std::lock_guard lock(mutex);
+    entry->id = next_id++;
+    auto entries = latest().entries;
+    // After every entry of the same priority: ids grow, so this keeps registration order.
+    auto position = std::upper_bound(entries.begin(), entries.end(), priority,
+                                     [](int p, const EntryPtr &e) { return p < e->priority; });
+    entries.insert(position, entry);
+    publish(build_table(std::move(entries), latest().defaults.fields));
+    return entry->id;
+  }
+
   template <class Predicate>
   std::size_t remove_where(Predicate matches) {
     std::vector<EntryPtr> removed;
     {
       std::lock_guard lock(mutex);
       std::vector<EntryPtr> kept;
-      for (const auto &entry : table->entries) (matches(*entry) ? removed : kept).push_back(entry);
+      for (const auto &entry : latest().entries) (matches(*entry) ? removed : kept).push_back(entry);
       if (removed.empty()) return 0;
       for (const auto &entry : removed) entry->removed.store(true);
-      table = build_table(std::move(kept), table->defaults);
+      publish(build_table(std::move(kept), latest().defaults.fields));
     }
     for (const auto &entry : removed) {
       wait_until_idle(*entry);
-      // Nobody can start it any more, so free what it captured now rather than whenever the
-      // last old snapshot dies (maybe after a module library was unloaded). Not while this
-      // very thread is still inside it, though.
-      if (calls_on_this_thread(*entry) == 0) HookHandler().swap(entry->handler);
+      // Nobody can start it any more, so free what it captured now rather than with the
+      // registry (maybe after a module library was unloaded). Not while this very thread is
+      // still inside it, though.
+      if (calls_on_this_thread(*entry) == 0) HookEventHandler().swap(entry->handler);
     }
     return removed.size();
   }
@@ -391,25 +512,24 @@ struct HookRegistry::Impl {
     log(LogLevel::Error, kComponent, fmt::format("handler {} for '{}' failed: {}", entry.label(), event, why));
   }
 
-  HookResult run(const HandlerList &handlers, std::string_view event, json::object payload) {
-    HookResult combined;
-    ResultCombiner combiner(event, std::move(payload), combined);
+  // Runs `handlers` on `event`, folding their results into `combined`.
+  void run(const HandlerList &handlers, HookEvent &event, HookResult &combined,
+           bool with_payload) {
+    ResultCombiner combiner(event, combined);
     for (HandlerEntry *entry : handlers) {
       CallScope scope(*this, *entry);
       if (!scope.entered()) continue;
       bool handler_returned = false;
       try {
-        // Initialised straight from the call: a HookResult is large, so no copy or move.
-        HookResult result = entry->handler(event, combiner.payload());
+        std::optional<HookResult> result = entry->handler(event);
         handler_returned = true;
-        if (combiner.add(std::move(result), *entry)) break;
+        if (result && combiner.add(std::move(*result), *entry)) break;
       } catch (...) {
         if (handler_returned) throw;  // the combiner ran out of memory: not the handler's fault
-        log_failure(*entry, event);
+        log_failure(*entry, event.name());
       }
     }
-    combiner.finish();
-    return combined;
+    combiner.finish(with_payload);
   }
 };
 
@@ -419,24 +539,15 @@ HookRegistry::~HookRegistry() = default;
 HookRegistry::HandlerId HookRegistry::register_handler(std::string event, HookHandler handler,
                                                        int priority, std::string name,
                                                        std::uint64_t owner) {
-  if (event.empty()) throw std::invalid_argument("hook event name must not be empty");
   if (!handler) throw std::invalid_argument("hook handler for '" + event + "' is empty");
-  auto entry = std::make_shared<HandlerEntry>();
-  entry->event = std::move(event);
-  entry->handler = std::move(handler);
-  entry->priority = priority;
-  entry->name = std::move(name);
-  entry->owner = owner;
+  return impl_->add(std::move(event), adapt(std::move(handler)), priority, std::move(name), owner);
+}
 
-  std::lock_guard lock(impl_->mutex);
-  entry->id = impl_->next_id++;
-  auto entries = impl_->table->entries;
-  // After every entry of the same priority: ids grow, so this keeps registration order.
-  auto position = std::upper_bound(entries.begin(), entries.end(), priority,
-                                   [](int p, const EntryPtr &e) { return p < e->priority; });
-  entries.insert(position, entry);
-  impl_->table = build_table(std::move(entries), impl_->table->defaults);
-  return entry->id;
+HookRegistry::HandlerId HookRegistry::register_event_handler(std::string event,
+                                                             HookEventHandler handler,
+                                                             int priority, std::string name,
+                                                             std::uint64_t owner) {
+  return impl_->add(std::move(event), std::move(handler), priority, std::move(name), owner);
 }
 
 std::size_t HookRegistry::unregister(HandlerId id) {
@@ -456,38 +567,43 @@ std::size_t HookRegistry::unregister_owner(std::uint64_t owner) {
 
 void HookRegistry::set_default_fields(json::object fields) {
   std::lock_guard lock(impl_->mutex);
-  auto table = std::make_shared<Table>(*impl_->table);
-  table->defaults = std::move(fields);
-  impl_->table = std::move(table);
+  impl_->publish(build_table(impl_->latest().entries, std::move(fields)));
 }
 
 HookResult HookRegistry::emit(std::string_view event, json::object data) {
-  const auto table = impl_->snapshot();
-  // emplace() keeps an existing key: the caller's own fields (and timestamp, e.g. when
-  // replaying recorded events) win over the defaults. One reserve instead of regrowing.
-  data.reserve(data.size() + table->defaults.size() + 1);
-  for (const auto &[key, value] : table->defaults) data.emplace(key, value);
-  char timestamp[32];
-  const auto length = format_iso_timestamp(std::chrono::system_clock::now(), timestamp);
-  data.emplace("timestamp", json::string_view(timestamp, length));
-  const HandlerList &handlers = table->handlers_for(event);
-  // Both paths return prvalues, so the (large) HookResult is never moved.
-  if (handlers.empty()) return payload_only(std::move(data));
-  return impl_->run(handlers, event, std::move(data));
+  const Table &table = impl_->snapshot();
+  HookEvent payload(event, table.defaults);
+  HookEventAccess::set_data(payload, std::move(data));
+  HookResult combined;
+  impl_->run(table.handlers_for(event), payload, combined, /*with_payload=*/true);
+  return combined;
+}
+
+void HookRegistry::notify(std::string_view event, json::object data) {
+  const Table &table = impl_->snapshot();
+  const HandlerList &handlers = table.handlers_for(event);
+  if (handlers.empty()) return;
+  HookEvent payload(event, table.defaults);
+  HookEventAccess::set_data(payload, std::move(data));
+  HookResult discarded;
+  impl_->run(handlers, payload, discarded, /*with_payload=*/false);
 }
 
 void HookRegistry::emit_content_delta(std::uint32_t index, amp_delta_kind kind,
                                       std::string_view text) {
-  if (!has_handlers(events::kContentBlockDelta)) return;
-  std::string data;
-  amp::sdk::json::append_delta_hook_data(data, index, kind, text);
-  emit(events::kContentBlockDelta, json::parse(data).as_object());
+  const Table &table = impl_->snapshot();
+  const HandlerList &handlers = *table.content_delta;
+  if (handlers.empty()) return;
+  HookEvent payload(events::kContentBlockDelta, table.defaults);
+  HookEventAccess::set_delta(payload, index, kind, text);
+  HookResult discarded;
+  impl_->run(handlers, payload, discarded, /*with_payload=*/false);
 }
 
 bool HookRegistry::has_handlers(std::string_view event) const {
-  return !impl_->snapshot()->handlers_for(event).empty();
+  return !impl_->snapshot().handlers_for(event).empty();
 }
 
-std::size_t HookRegistry::handler_count() const { return impl_->snapshot()->entries.size(); }
+std::size_t HookRegistry::handler_count() const { return impl_->snapshot().entries.size(); }
 
 }  // namespace amplifier

@@ -95,17 +95,30 @@ amp_status api_session_info(amp_host *h, amp_writer *out) {
 
 // ---- events and hooks ----------------------------------------------------------------
 
+// Whether `text` can be a JSON object at all: braces at both ends. With no handler to read an
+// event, this is all emit checks, so an event nobody listens to costs nothing.
+bool looks_like_object(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return first == std::string_view::npos || (text[first] == '{' && text[last] == '}');
+}
+
 amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *result) {
   return guard(h, "emit", [&](Coordinator &c, MountedModule &) {
     if (event.len == 0) return AMP_INVALID_ARGUMENT;
+    if (!result && !c.hooks().has_handlers(view(event)))
+      return looks_like_object(view(data_json)) ? AMP_OK : AMP_INVALID_ARGUMENT;
     boost::json::object data;
     if (data_json.len) {
       auto parsed = parse_payload(h, view(data_json), "emit");
       if (!parsed || !parsed->is_object()) return AMP_INVALID_ARGUMENT;
       data = std::move(parsed->as_object());
     }
-    HookResult combined = c.hooks().emit(view(event), std::move(data));
-    if (result) write_json(result, combined.to_json());
+    if (!result) {
+      c.hooks().notify(view(event), std::move(data));
+      return AMP_OK;
+    }
+    write_json(result, c.hooks().emit(view(event), std::move(data)).to_json());
     return AMP_OK;
   });
 }
@@ -115,27 +128,29 @@ amp_status api_hook_register(amp_host *h, amp_str event, int32_t priority, amp_s
   return guard(h, "hook_register", [&](Coordinator &c, MountedModule &self) {
     if (!handler || event.len == 0) return AMP_INVALID_ARGUMENT;
     std::string label = name.len ? std::string(view(name)) : std::string(self.id());
-    // The handler holds the module's library so its code stays mapped while registered.
+    // The handler holds the module's library so its code stays mapped while registered. It
+    // reads the payload as JSON text, rendered once per emit for every module hook.
     auto library_guard = self.module;
-    HookHandler bridge = [handler, user_data, library_guard, label](
-                             std::string_view ev, const boost::json::object &data) -> HookResult {
-      std::string payload = boost::json::serialize(data);
+    HookEventHandler bridge = [handler, user_data, library_guard, label](
+                                  HookEvent &event) -> std::optional<HookResult> {
+      const std::string_view payload = event.data_json();
+      const std::string_view name = event.name();
       std::string reply;
       amp_writer writer{&reply, [](amp_writer *w, const char *d, size_t n) {
                           static_cast<std::string *>(w->host_data)->append(d, n);
                         }};
-      amp_status s = handler(user_data, amp_str{ev.data(), ev.size()},
+      amp_status s = handler(user_data, amp_str{name.data(), name.size()},
                              amp_str{payload.data(), payload.size()}, &writer);
       if (s != AMP_OK)
         throw std::runtime_error(fmt::format("hook '{}' failed with status {}", label, to_string(s)));
-      if (reply.empty()) return HookResult{};
+      if (reply.empty()) return std::nullopt;
       boost::json::error_code ec;
       auto v = boost::json::parse(reply, ec, {}, kernel_parse_options());
       if (ec) throw std::runtime_error(fmt::format("hook '{}' returned invalid JSON", label));
       return HookResult::from_json(v);
     };
-    c.hooks().register_handler(std::string(view(event)), std::move(bridge), priority, label,
-                               self.owner_id);
+    c.hooks().register_event_handler(std::string(view(event)), std::move(bridge), priority,
+                                     label, self.owner_id);
     return AMP_OK;
   });
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,8 +57,64 @@ struct HookResult {
   boost::json::object to_json() const;
 };
 
-// A handler. May throw: the registry logs the failure and skips the handler.
+class HookEvent;
+
+// A handler of the payload as a DOM. May throw: the registry logs the failure and skips it.
 using HookHandler = std::function<HookResult(std::string_view event, const boost::json::object &data)>;
+
+// A handler of the event itself: it reads the payload in whichever form it needs (a DOM, JSON
+// text, or the typed delta it came from) and returns nullopt for "continue". The hot-path
+// consumers (module hooks, which take JSON text; output writers) use this form so that a
+// stream delta is never turned into a DOM for them. May throw, as above.
+using HookEventHandler = std::function<std::optional<HookResult>(HookEvent &event)>;
+
+// One emitted event, as the handlers of one emit see it. The payload exists in up to three
+// forms, each made on first use and kept for the handlers after: a DOM, its JSON text (exactly
+// what boost::json::serialize writes for the DOM), and, for content deltas, the typed delta
+// itself. A `modify` result replaces the payload for the handlers that follow.
+// Lives for one emit, on the emitting thread; handlers must not keep references to it.
+class HookEvent {
+ public:
+  struct Delta {
+    std::uint32_t index;
+    amp_delta_kind kind;
+    std::string_view text;
+  };
+
+  std::string_view name() const noexcept { return name_; }
+  // The payload, default fields and timestamp included.
+  const boost::json::object &data();
+  // The same payload as JSON text.
+  std::string_view data_json();
+  // The typed delta this event was emitted from, while no handler has replaced the payload.
+  const Delta *delta() const noexcept { return has_delta_ ? &delta_ : nullptr; }
+  // True while session_id and timestamp are the registry's own (the emitter did not set them
+  // and no handler replaced the payload): then session_id() and timestamp() are the values
+  // the payload holds, at no cost.
+  bool has_standard_fields() const noexcept { return standard_fields_; }
+  std::string_view session_id() const noexcept;
+  std::string_view timestamp() const noexcept { return {timestamp_, timestamp_length_}; }
+
+  HookEvent(const HookEvent &) = delete;
+  HookEvent &operator=(const HookEvent &) = delete;
+
+  struct Defaults;  // the registry's default fields, opaque outside hooks.cpp
+  HookEvent(std::string_view name, const Defaults &defaults);  // the registry makes events
+
+ private:
+  friend class HookRegistry;
+  friend struct HookEventAccess;
+
+  std::string_view name_;
+  const Defaults *defaults_;
+  char timestamp_[32];
+  std::size_t timestamp_length_ = 0;
+  bool has_delta_ = false;
+  bool standard_fields_ = true;
+  Delta delta_{};
+  std::optional<boost::json::object> dom_;
+  std::optional<std::string> json_;
+};
 
 class HookRegistry {
  public:
@@ -76,6 +133,8 @@ class HookRegistry {
   // `owner` groups handlers for bulk removal (0 = none).
   HandlerId register_handler(std::string event, HookHandler handler, int priority = 0,
                              std::string name = {}, std::uint64_t owner = 0);
+  HandlerId register_event_handler(std::string event, HookEventHandler handler, int priority = 0,
+                                   std::string name = {}, std::uint64_t owner = 0);
 
   // Removes handlers by id / by name (optionally only those of `owner`, 0 = any) / by owner.
   // Returns how many were removed. Blocks until no emit on another thread is still running a
@@ -95,12 +154,17 @@ class HookRegistry {
   // Adds `timestamp` (ISO 8601 UTC) and the default fields. Thread-safe.
   HookResult emit(std::string_view event, boost::json::object data);
 
+  // The same, for a caller that discards the result: with no handler for `event` it returns
+  // at once, without adding fields, stamping time or allocating.
+  void notify(std::string_view event, boost::json::object data);
+
   // Emits `content_block:delta` for one typed stream delta (ABI 1.2): the data is
   // {"block_index":N,"delta":{...}} ({"block_index":N,"partial_json":...} for tool input),
-  // built only when a handler is registered. The combined result is discarded.
+  // made (as text, or a DOM) only for the handlers that ask for it. The result is discarded.
   void emit_content_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text);
 
-  // True when at least one handler would run for `event` (lets callers skip building payloads).
+  // True when at least one handler would run for `event`. Lock-free: callers ask before
+  // building a payload nobody would read.
   bool has_handlers(std::string_view event) const;
 
   std::size_t handler_count() const;
