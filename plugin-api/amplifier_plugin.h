@@ -394,8 +394,10 @@ typedef int (*amp_hook_has_handlers_fn)(amp_host *host, amp_str event);
  * for something without owning a thread: an orchestrator resumes its turn here when a call it
  * awaits finishes. Returns AMP_OK when `fn` will run exactly once; otherwise (the host is
  * shutting down, no memory) it never runs.
- * OWNERSHIP: `user_data` stays owned by the module and must stay valid until `fn` has run;
- * the instance must not be destroyed with work still pending (the host waits for it).
+ * When the instance is being destroyed, delayed work that has not run yet runs at once
+ * (before destroy, which waits for it), so a module's timers never outlive it nor hold up
+ * its end: a timer's function must accept firing early.
+ * OWNERSHIP: `user_data` stays owned by the module and must stay valid until `fn` has run.
  * THREADS: any thread; `fn` runs on a pool thread, never inside work_submit itself. */
 #define AMP_PROC_WORK_SUBMIT "work_submit"
 typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,

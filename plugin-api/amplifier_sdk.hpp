@@ -139,6 +139,11 @@ class Host {
     if (s != AMP_OK) throw HostError(s, "emit of " + std::string(event) + " was rejected");
     return std::move(w.text);
   }
+  // Emits an event whose combined result the caller does not need (an observation): with no
+  // handler for it the host returns at once. Returns the host's status.
+  amp_status notify(std::string_view event, std::string_view data_json) const noexcept {
+    return api_->emit(h_, to_amp(event), to_amp(data_json), nullptr);
+  }
   amp_status hook_register(std::string_view event, int32_t priority, std::string_view name,
                            amp_hook_fn fn, void *user_data) const noexcept {
     return api_->hook_register(h_, to_amp(event), priority, to_amp(name), fn, user_data);

@@ -200,6 +200,65 @@ std::vector<std::pair<std::string, std::string>> Coordinator::run_session_ready(
   return failures;
 }
 
+struct MountedModule::DelayedWork {
+  std::atomic<bool> claimed{false};  // by whoever runs it: the timer or the expediter
+  void (*fn)(void *);
+  void *user_data;
+};
+
+void Coordinator::submit_module_work(MountedModule &m, std::chrono::milliseconds delay,
+                                     void (*fn)(void *), void *user_data) {
+  // Counted as code of the instance from now on: it is not destroyed before the work ran.
+  m.active_invocations.fetch_add(1);
+  try {
+    if (delay.count() <= 0) {
+      WorkerPool::shared().submit([&m, fn, user_data] {
+        InvocationGuard inside(m, std::adopt_lock);
+        fn(user_data);
+      });
+      return;
+    }
+    auto work = std::make_shared<MountedModule::DelayedWork>();
+    work->fn = fn;
+    work->user_data = user_data;
+    {
+      std::lock_guard lock(m.delayed_mutex);
+      m.delayed_work.push_back(work);
+    }
+    // A timer that fires after the work was expedited finds it claimed and touches nothing
+    // else: the instance may be gone by then.
+    WorkerPool::shared().submit(
+        [&m, work] {
+          if (work->claimed.exchange(true)) return;
+          {
+            std::lock_guard lock(m.delayed_mutex);
+            std::erase(m.delayed_work, work);
+          }
+          InvocationGuard inside(m, std::adopt_lock);
+          work->fn(work->user_data);
+        },
+        delay);
+  } catch (...) {
+    m.active_invocations.fetch_sub(1);
+    throw;
+  }
+}
+
+void Coordinator::expedite_delayed_work(MountedModule &m) {
+  std::vector<std::shared_ptr<MountedModule::DelayedWork>> pending;
+  {
+    std::lock_guard lock(m.delayed_mutex);
+    pending.swap(m.delayed_work);
+  }
+  for (auto &work : pending) {
+    if (work->claimed.exchange(true)) continue;  // its timer is running it right now
+    WorkerPool::shared().submit([&m, work] {
+      InvocationGuard inside(m, std::adopt_lock);  // still counted since submit_module_work
+      work->fn(work->user_data);
+    });
+  }
+}
+
 bool Coordinator::destroy_instance(MountedModule &m) {
   // Calls still running on the instance are cancelled and given time to end; a module that
   // ignores cancellation has its calls ended by the kernel, so no caller waits forever.
@@ -223,6 +282,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
   if (context_ == &m) context_ = nullptr;
   std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
   std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
+  expedite_delayed_work(m);
   if (!wait_invocations_done(m, kUnmountGrace)) {
     log(LogLevel::Error, kComponent,
         fmt::format("module '{}' is still running code after its calls ended; it is left "

@@ -378,21 +378,9 @@ int api_hook_has_handlers(amp_host *h, amp_str event) {
 
 amp_status api_work_submit(amp_host *h, std::uint32_t delay_ms, void (*fn)(void *),
                            void *user_data) {
-  return guard(h, "work_submit", [&](Coordinator &, MountedModule &self) {
+  return guard(h, "work_submit", [&](Coordinator &c, MountedModule &self) {
     if (!fn) return AMP_INVALID_ARGUMENT;
-    // Pending work counts as code of the instance: it is not destroyed before the work ran.
-    self.active_invocations.fetch_add(1);
-    try {
-      WorkerPool::shared().submit(
-          [&self, fn, user_data] {
-            InvocationGuard inside(self, std::adopt_lock);
-            fn(user_data);
-          },
-          std::chrono::milliseconds(delay_ms));
-    } catch (...) {
-      self.active_invocations.fetch_sub(1);
-      throw;
-    }
+    c.submit_module_work(self, std::chrono::milliseconds(delay_ms), fn, user_data);
     return AMP_OK;
   });
 }

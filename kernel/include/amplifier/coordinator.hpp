@@ -10,6 +10,7 @@
 #include <boost/json/value.hpp>
 
 #include <atomic>
+#include <chrono>
 
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,11 @@ struct MountedModule {
   // end a call (call_finish) and still be returning through its own code, so the instance is
   // destroyed, and its library unloaded, only once this is back to zero.
   std::atomic<int> active_invocations{0};
+  // Delayed work the module submitted (work_submit) that has not run yet. When the instance
+  // is destroyed it runs at once instead, so an instance never waits for its own timers.
+  struct DelayedWork;
+  std::mutex delayed_mutex;
+  std::vector<std::shared_ptr<DelayedWork>> delayed_work;
 
   std::string_view id() const { return module->id(); }
   amp_module_kind kind() const { return module->descriptor->kind; }
@@ -155,6 +161,10 @@ class Coordinator {
   // Waits until the orchestrator's execute for the last turn has returned (its call may have
   // finished earlier). Must not be called from inside execute.
   void wait_turn_returned();
+  // Runs fn(user_data) for module `m` on the shared worker pool after `delay` (amp_host_api
+  // "work_submit"); counted as code of the instance until it has run.
+  void submit_module_work(MountedModule &m, std::chrono::milliseconds delay, void (*fn)(void *),
+                          void *user_data);
   // Raises a call's own cancellation level and notifies the module serving it.
   bool cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller = nullptr);
   // The level in force for a call: its own or the session's, whichever is higher.
@@ -170,6 +180,8 @@ class Coordinator {
   void unmount_last();
   // Returns false when the module's code is still running and the instance must be kept.
   bool destroy_instance(MountedModule &m);
+  // Runs the module's pending delayed work now (see MountedModule::delayed_work).
+  void expedite_delayed_work(MountedModule &m);
   struct TurnState;
 
   HookRegistry &hooks_;

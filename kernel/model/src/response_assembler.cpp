@@ -39,7 +39,8 @@ struct PendingBlock {
   bool has_signature = false;
   json::value reasoning_content;
   json::value reasoning_summary;
-  std::optional<ContentBlock> completed;  // set by content_block_end
+  std::optional<ContentBlock> completed;  // set by content_block_end (when content is kept)
+  bool ended = false;                     // content_block_end arrived
 };
 
 std::string_view string_field(const json::object &object, std::string_view key) {
@@ -80,6 +81,7 @@ void append_reasoning_part(json::value &into, const json::value *part, const Jso
 }  // namespace
 
 struct ResponseAssembler::State {
+  bool keep_content = true;
   std::vector<PendingBlock> blocks;  // in start order
   json::object usage;
   bool has_usage = false;
@@ -94,12 +96,19 @@ struct ResponseAssembler::State {
   PendingBlock *find(std::uint64_t index);
   PendingBlock &open_block(const json::object &event, std::string_view event_type,
                            const JsonPath &path);
+  PendingBlock &open_block_at(std::uint64_t index, std::string_view event_type,
+                              const JsonPath &path);
+  void apply_typed_delta(PendingBlock &block, amp_delta_kind kind, std::string_view text,
+                         const JsonPath &path);
   static std::uint64_t read_index(const json::object &event, const JsonPath &path);
-  static void apply_delta(PendingBlock &block, const json::object &delta, const JsonPath &path);
+  void apply_delta(PendingBlock &block, const json::object &delta, const JsonPath &path) const;
   static ContentBlock complete(PendingBlock &block, const JsonPath &path);
 };
 
 ResponseAssembler::ResponseAssembler() : state_(std::make_unique<State>()) {}
+ResponseAssembler::ResponseAssembler(Options options) : state_(std::make_unique<State>()) {
+  state_->keep_content = options.keep_content;
+}
 ResponseAssembler::~ResponseAssembler() = default;
 ResponseAssembler::ResponseAssembler(ResponseAssembler &&) noexcept = default;
 ResponseAssembler &ResponseAssembler::operator=(ResponseAssembler &&) noexcept = default;
@@ -132,16 +141,27 @@ const ContentBlock *ResponseAssembler::feed_json(std::string_view event_json) {
   return feed(event);
 }
 
+void ResponseAssembler::feed_delta(std::uint64_t index, amp_delta_kind kind,
+                                   std::string_view text) {
+  const std::size_t position = state_->events_fed++;
+  const JsonPath events;
+  const JsonPath path = events.child("events").at(position);
+  PendingBlock &block = state_->open_block_at(index, stream::kContentBlockDelta, path);
+  state_->apply_typed_delta(block, kind, text, path.child("delta"));
+}
+
 bool ResponseAssembler::has_open_blocks() const {
   return std::any_of(state_->blocks.begin(), state_->blocks.end(),
-                     [](const PendingBlock &block) { return !block.completed; });
+                     [](const PendingBlock &block) { return !block.ended; });
 }
 
 const json::object &ResponseAssembler::usage() const { return state_->usage; }
 
 ChatResponse ResponseAssembler::finish() {
+  if (!state_->keep_content)
+    throw std::logic_error("ResponseAssembler::finish: this assembler keeps no content");
   for (const auto &block : state_->blocks)
-    if (!block.completed)
+    if (!block.ended)
       throw ModelError({}, "the stream ended with content block " + std::to_string(block.index) +
                                " still open (no content_block_end)");
 
@@ -202,15 +222,47 @@ PendingBlock *ResponseAssembler::State::find(std::uint64_t index) {
 PendingBlock &ResponseAssembler::State::open_block(const json::object &event,
                                                    std::string_view event_type,
                                                    const JsonPath &path) {
-  const std::uint64_t index = read_index(event, path);
+  return open_block_at(read_index(event, path), event_type, path);
+}
+
+PendingBlock &ResponseAssembler::State::open_block_at(std::uint64_t index,
+                                                      std::string_view event_type,
+                                                      const JsonPath &path) {
   PendingBlock *block = find(index);
   if (block == nullptr)
     path.fail(std::string(event_type) + " for block " + std::to_string(index) +
               ", which never started");
-  if (block->completed)
+  if (block->ended)
     path.fail(std::string(event_type) + " for block " + std::to_string(index) +
               ", which already ended");
   return *block;
+}
+
+// The typed form of apply_delta: the same fit rules, the same accumulation.
+void ResponseAssembler::State::apply_typed_delta(PendingBlock &block, amp_delta_kind kind,
+                                                 std::string_view text, const JsonPath &path) {
+  const bool fits = [&] {
+    switch (block.kind) {
+      case BlockKind::text: return kind == AMP_DELTA_TEXT;
+      case BlockKind::thinking: return kind == AMP_DELTA_THINKING || kind == AMP_DELTA_SIGNATURE;
+      case BlockKind::redacted_thinking: return kind == AMP_DELTA_REDACTED_THINKING;
+      case BlockKind::reasoning: return false;  // reasoning deltas are structured: JSON only
+      case BlockKind::tool_call: return kind == AMP_DELTA_TOOL_INPUT;
+      case BlockKind::other: return true;
+    }
+    return false;
+  }();
+  if (!fits)
+    path.fail("a typed delta of kind " + std::to_string(static_cast<int>(kind)) +
+              " does not fit the " + std::string(string_field(block.partial, "type")) +
+              " block " + std::to_string(block.index));
+  if (!keep_content || block.kind == BlockKind::other) return;
+  if (kind == AMP_DELTA_SIGNATURE) {
+    block.signature.append(text);
+    block.has_signature = true;
+  } else {
+    block.accumulated.append(text);
+  }
 }
 
 void ResponseAssembler::State::on_start(const json::object &event, const JsonPath &path) {
@@ -260,7 +312,7 @@ void ResponseAssembler::State::on_delta(const json::object &event, const JsonPat
 }
 
 void ResponseAssembler::State::apply_delta(PendingBlock &block, const json::object &delta,
-                                           const JsonPath &path) {
+                                           const JsonPath &path) const {
   const std::string_view delta_type = string_field(delta, "type");
   if (delta_type.empty()) path.fail("delta has no type");
   // Appends delta[field] (a string) to `into`.
@@ -288,6 +340,7 @@ void ResponseAssembler::State::apply_delta(PendingBlock &block, const json::obje
               std::string(string_field(block.partial, "type")) + " block " +
               std::to_string(block.index));
 
+  if (!keep_content) return;
   switch (block.kind) {
     case BlockKind::text: append("text", block.accumulated); break;
     case BlockKind::thinking:
@@ -313,6 +366,8 @@ void ResponseAssembler::State::apply_delta(PendingBlock &block, const json::obje
 const ContentBlock *ResponseAssembler::State::on_end(const json::object &event,
                                                      const JsonPath &path) {
   PendingBlock &block = open_block(event, stream::kContentBlockEnd, path);
+  block.ended = true;
+  if (!keep_content) return nullptr;
   const json::value *complete_block = event.if_contains("block");
   if (complete_block != nullptr && !complete_block->is_null())
     block.completed = detail::parse_content_block(*complete_block, path.child("block"));

@@ -37,20 +37,36 @@ AgentLoopModule::AgentLoopModule(amp::sdk::Host host, std::string_view config_js
   this->host().contribute("observability.events", policy_.module_id, &announce_events, nullptr);
 }
 
+AgentLoopModule::~AgentLoopModule() { turns_.stop_all(); }
+
 void AgentLoopModule::execute(amp_call_id call, std::string_view prompt_json) {
-  auto signal = turns_.begin(call);
+  auto signal = turns_.begin(host(), call);
   std::string prompt;
-  TurnOutcome outcome;
   try {
     prompt = read_prompt(prompt_json);
-    outcome = AgentTurn(host(), config_, pacer_, signal, call).run(prompt);
   } catch (const KernelException &e) {
-    outcome = TurnOutcome::failed(e.error(), 0);
+    return end_turn(call, prompt, TurnOutcome::failed(e.error(), 0));
   } catch (const std::exception &e) {
-    outcome = TurnOutcome::failed(KernelError::make(ErrorKind::internal, e.what()), 0);
+    return end_turn(call, prompt, TurnOutcome::failed(KernelError::make(ErrorKind::internal, e.what()), 0));
   }
-  turns_.end(call);
+  // Returns as soon as the turn first waits; it goes on on the host's workers.
+  spawn(run_turn(call, std::move(prompt), std::move(signal)));
+}
+
+Task<void> AgentLoopModule::run_turn(amp_call_id call, std::string prompt,
+                                     std::shared_ptr<TurnSignal> signal) {
+  TurnOutcome outcome;
+  {
+    AgentTurn turn(host(), config_, pacer_, std::move(signal), call);
+    outcome = co_await turn.run(prompt);  // never throws
+  }
+  end_turn(call, prompt, outcome);
+}
+
+void AgentLoopModule::end_turn(amp_call_id call, std::string_view prompt,
+                               const TurnOutcome &outcome) noexcept {
   report_turn_end(host(), call, policy_.module_id, prompt, outcome);
+  turns_.end(call);  // last: from here on the instance may be destroyed
 }
 
 void AgentLoopModule::cancel(amp_call_id call, amp_cancel_level level) {

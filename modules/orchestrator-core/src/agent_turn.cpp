@@ -59,10 +59,10 @@ AgentTurn::AgentTurn(const amp::sdk::Host &host, const LoopConfig &config,
                      amp_call_id call)
     : host_(host), config_(config), pacer_(pacer), signal_(std::move(signal)), call_(call) {}
 
-TurnOutcome AgentTurn::run(const std::string &prompt) {
+Task<TurnOutcome> AgentTurn::run(std::string prompt) {
   TurnOutcome outcome;
   try {
-    outcome = run_steps(prompt);
+    outcome = co_await run_steps(std::move(prompt));
   } catch (const KernelException &e) {
     outcome = TurnOutcome::failed(e.error(), iterations_);
   } catch (const std::exception &e) {
@@ -73,22 +73,25 @@ TurnOutcome AgentTurn::run(const std::string &prompt) {
         iterations_);
   }
   close_transcript(outcome);
-  return outcome;
+  co_return outcome;
 }
 
-TurnOutcome AgentTurn::run_steps(const std::string &prompt) {
+Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
   emit_event(host_, event::kExecutionStart, json::object{{"prompt", prompt}});
-  if (auto denied = submit_prompt(prompt)) return *denied;
+  if (auto denied = submit_prompt(prompt)) co_return *denied;
   provider_ = select_provider(amplifier::parse_json(host_.providers()), config_.provider);
-  json::value specs = amplifier::parse_json(host_.tools());
-  if (specs.is_array()) tool_specs_ = std::move(specs.get_array());
-  tool_names_ = tool_names_of(tool_specs_);
+  tool_specs_json_ = host_.tools();
+  json::value specs = amplifier::parse_json(tool_specs_json_);
+  if (specs.is_array()) {
+    tool_names_ = tool_names_of(specs.get_array());
+    has_tools_ = !specs.get_array().empty();
+  }
 
   for (;;) {
     // Graceful cancellation takes effect here, between iterations: the running work has
     // finished and its results are stored, and no new provider call starts.
-    if (cancel_level() >= AMP_CANCEL_GRACEFUL) return TurnOutcome::cancelled(last_text_, iterations_);
-    if (auto end = iterate(config_.iteration_limit_reached(iterations_))) return *end;
+    if (cancel_level() >= AMP_CANCEL_GRACEFUL) co_return TurnOutcome::cancelled(last_text_, iterations_);
+    if (auto end = co_await iterate(config_.iteration_limit_reached(iterations_))) co_return *end;
   }
 }
 
@@ -103,59 +106,87 @@ std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt) {
   return std::nullopt;
 }
 
-std::optional<TurnOutcome> AgentTurn::iterate(bool final_call) {
+Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
   json::object request_event{{"provider", provider_}, {"iteration", iterations_ + 1}};
   if (final_call) request_event["max_reached"] = true;
   HookOutcome before = emit_gated(
       host_, event::kProviderRequest, request_event,
       ApprovalSubject{event::kProviderRequest, {}, request_event});
-  if (before.denies()) return TurnOutcome::incomplete(denial(before), iterations_);
+  if (before.denies()) co_return TurnOutcome::incomplete(denial(before), iterations_);
   absorb(before);
 
   std::string request = build_request(final_call);
   // The hooks may have taken a while; a cancel that came meanwhile starts no provider call.
-  if (cancel_level() >= AMP_CANCEL_GRACEFUL) return TurnOutcome::cancelled(last_text_, iterations_);
+  if (cancel_level() >= AMP_CANCEL_GRACEFUL) co_return TurnOutcome::cancelled(last_text_, iterations_);
   // Pacing comes after the hooks and the context, so their time counts towards the delay.
-  if (!pacer_.wait_turn(*signal_)) return TurnOutcome::cancelled(last_text_, iterations_);
+  if (!co_await pacer_.wait_turn(*signal_)) co_return TurnOutcome::cancelled(last_text_, iterations_);
   ++iterations_;
   ProviderResult result =
-      call_provider(host_, signal_, provider_, request, config_.cancel_grace);
-  return handle_response(result, final_call);
+      co_await call_provider(host_, signal_, provider_, std::move(request), config_.cancel_grace);
+  co_return co_await handle_response(std::move(result), final_call);
 }
 
-json::object AgentTurn::context_hints() const {
+std::string AgentTurn::context_hints() const {
   json::object hints{{"provider", provider_}};
   if (config_.model) hints["model"] = *config_.model;
   if (config_.max_output_tokens) hints["max_output_tokens"] = *config_.max_output_tokens;
-  return hints;
+  return json::serialize(hints);
 }
+
+namespace {
+
+void append_member(std::string &request, std::string_view key, const json::value &value) {
+  request.push_back(',');
+  amp::sdk::json::append_quoted(request, key);
+  request.push_back(':');
+  request += json::serialize(value);
+}
+
+}  // namespace
 
 std::string AgentTurn::build_request(bool final_call) {
-  json::value messages =
-      amplifier::parse_json(host_.context_for_request(json::serialize(context_hints())));
-  if (!messages.is_array())
-    throw KernelException(KernelError::make(
-        ErrorKind::internal, "the context returned messages that are not a JSON array"));
-  apply_ephemeral(messages.get_array(), ephemeral_for_next_request_);
+  std::string messages = host_.context_for_request(context_hints());
+  if (!ephemeral_for_next_request_.empty() || final_call) {
+    // Ephemeral injections reshape the last messages: the one case that reads the history.
+    json::value parsed = amplifier::parse_json(messages);
+    if (!parsed.is_array())
+      throw KernelException(KernelError::make(
+          ErrorKind::internal, "the context returned messages that are not a JSON array"));
+    apply_ephemeral(parsed.get_array(), ephemeral_for_next_request_);
+    if (final_call)
+      apply_ephemeral(parsed.get_array(),
+                      {Injection{std::string(loop_limit_reminder()), "user", true}});
+    messages = json::serialize(parsed);
+  }
   ephemeral_for_next_request_.clear();
-  if (final_call)
-    apply_ephemeral(messages.get_array(),
-                          {Injection{std::string(loop_limit_reminder()), "user", true}});
 
-  json::object request{{"messages", std::move(messages)}, {"stream", true}};
-  if (!final_call && !tool_specs_.empty()) request["tools"] = tool_specs_;
-  if (config_.model) request["model"] = *config_.model;
-  if (config_.max_output_tokens) request["max_output_tokens"] = *config_.max_output_tokens;
-  if (config_.temperature) request["temperature"] = *config_.temperature;
-  if (config_.reasoning_effort) request["reasoning_effort"] = *config_.reasoning_effort;
-  if (config_.extended_thinking) request["extended_thinking"] = *config_.extended_thinking;
-  return json::serialize(request);
+  // Members in the order serialising the request object gave before: a provider that hashes
+  // or caches request text sees the same bytes.
+  std::string request;
+  request.reserve(messages.size() + tool_specs_json_.size() + 160);
+  request += R"({"messages":)";
+  request += messages;
+  request += R"(,"stream":true)";
+  if (!final_call && has_tools_) {
+    request += R"(,"tools":)";
+    request += tool_specs_json_;
+  }
+  if (config_.model) append_member(request, "model", json::value(*config_.model));
+  if (config_.max_output_tokens)
+    append_member(request, "max_output_tokens", json::value(*config_.max_output_tokens));
+  if (config_.temperature) append_member(request, "temperature", json::value(*config_.temperature));
+  if (config_.reasoning_effort)
+    append_member(request, "reasoning_effort", json::value(*config_.reasoning_effort));
+  if (config_.extended_thinking)
+    append_member(request, "extended_thinking", json::value(*config_.extended_thinking));
+  request.push_back('}');
+  return request;
 }
 
-std::optional<TurnOutcome> AgentTurn::handle_response(const ProviderResult &result,
-                                                      bool final_call) {
+Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult result,
+                                                            bool final_call) {
   using Status = ProviderResult::Status;
-  if (result.status == Status::Cancelled) return TurnOutcome::cancelled(last_text_, iterations_);
+  if (result.status == Status::Cancelled) co_return TurnOutcome::cancelled(last_text_, iterations_);
   if (result.status == Status::Error) {
     const KernelError &error = result.error;
     emit_event(host_, event::kProviderError,
@@ -165,7 +196,7 @@ std::optional<TurnOutcome> AgentTurn::handle_response(const ProviderResult &resu
                                   {"retryable", error.retryable},
                                   {"status_code", error.status_code ? json::value(*error.status_code)
                                                                     : json::value()}});
-    return TurnOutcome::failed(error, iterations_);
+    co_return TurnOutcome::failed(error, iterations_);
   }
 
   const amplifier::ChatResponse &response = result.response;
@@ -187,23 +218,23 @@ std::optional<TurnOutcome> AgentTurn::handle_response(const ProviderResult &resu
   }
   last_text_ = response.text();
   if (calls.empty())
-    return last_text_.empty() ? TurnOutcome::incomplete(last_text_, iterations_)
-                              : TurnOutcome::answered(last_text_, iterations_);
+    co_return last_text_.empty() ? TurnOutcome::incomplete(last_text_, iterations_)
+                                 : TurnOutcome::answered(last_text_, iterations_);
   if (final_call) {
     // The final call offered no tools; a provider that still asks for some gets them refused.
     for (const auto &call : calls)
       store(tool_result_message(
           not_run_outcome(call, "the iteration limit for this turn was reached.")));
     unanswered_calls_.clear();
-    return TurnOutcome::incomplete(last_text_, iterations_);
+    co_return TurnOutcome::incomplete(last_text_, iterations_);
   }
-  run_tools(calls);
-  return std::nullopt;
+  co_await run_tools(std::move(calls));
+  co_return std::nullopt;
 }
 
-void AgentTurn::run_tools(const std::vector<ToolCallBlock> &calls) {
+Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
-      run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
+      co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
   for (const auto &outcome : batch.outcomes) store(tool_result_message(outcome));
   unanswered_calls_.clear();
   // Injections from tool hooks follow the results: between a tool call and its result they

@@ -82,6 +82,8 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
 
 HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
                        const json::object &data) {
+  // Nobody listening: the combined result is "continue", and there is nothing to render.
+  if (!host.has_hook_handlers(event)) return HookOutcome{};
   return parse_hook_outcome(host.emit(event, json::serialize(data)));
 }
 

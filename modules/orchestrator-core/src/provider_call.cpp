@@ -18,31 +18,78 @@ std::string_view string_at(const json::object &o, std::string_view key) {
   return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }
 
-// The state one provider call shares between the turn thread and the sink callbacks, which
-// run on the provider's threads. Held by shared_ptr from the sink, so a call that reports
-// after the turn gave up on it touches live memory.
+// The typed form of a JSON delta (from a provider built before ABI 1.2), so that hooks see
+// the same content_block:delta whichever way the provider reported it. Reasoning deltas,
+// which are structured, have none.
+struct TypedDelta {
+  std::uint32_t index;
+  amp_delta_kind kind;
+  std::string_view text;
+};
+
+std::optional<TypedDelta> typed_form(const json::object &event) {
+  if (string_at(event, "type") != stream::kContentBlockDelta) return std::nullopt;
+  const json::value *index = event.if_contains("index");
+  const json::value *delta = event.if_contains("delta");
+  if (!index || !index->is_number() || !delta || !delta->is_object()) return std::nullopt;
+  const json::object &fields = delta->get_object();
+  for (amp_delta_kind kind : {AMP_DELTA_TEXT, AMP_DELTA_THINKING, AMP_DELTA_SIGNATURE,
+                              AMP_DELTA_TOOL_INPUT, AMP_DELTA_REDACTED_THINKING}) {
+    if (string_at(fields, "type") != amp::sdk::json::delta_type(kind)) continue;
+    const json::value *text = fields.if_contains(amp::sdk::json::delta_field(kind));
+    if (!text || !text->is_string()) return std::nullopt;
+    return TypedDelta{index->to_number<std::uint32_t>(), kind, text->get_string()};
+  }
+  return std::nullopt;
+}
+
+// The state one provider call shares between the turn and the sink callbacks, which run on
+// the provider's threads. Held by shared_ptr from the sink, so a call that reports after the
+// turn gave up on it touches live memory.
 struct ProviderStream {
   ProviderStream(const amp::sdk::Host &h, std::shared_ptr<TurnSignal> s, std::string p)
       : host(h), signal(std::move(s)), provider(std::move(p)) {}
 
-  // Forwards one stream event as a kernel event. Runs on the provider's thread.
-  void forward(std::string_view event_json) {
+  // A typed delta (ABI 1.2): checked and handed to the hooks as it is. The hot path: no JSON.
+  void forward_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
     std::lock_guard lock(delivery);
     if (abandoned) return;  // the turn has moved on: its observers must not see stale blocks
-    json::error_code ec;
-    json::value event = json::parse(event_json, ec);
-    if (ec || !event.is_object()) return;  // the host already rejects malformed events
-    check_consistency(event.get_object());
-    if (auto kernel_event = kernel_event_for(event.get_object())) {
+    if (!stream_problem_logged) {
       try {
-        host.emit(kernel_event->first, json::serialize(kernel_event->second));
+        checker.feed_delta(index, kind, text);
       } catch (const std::exception &e) {
-        host.warn(std::string("could not emit ") + std::string(kernel_event->first) + ": " + e.what());
+        report_inconsistency(e.what());
       }
+    }
+    emit_delta(index, kind, text);
+  }
+
+  // A JSON stream event: block start/end, usage, or a delta from an older provider.
+  void forward_event(std::string_view event_json) {
+    std::lock_guard lock(delivery);
+    if (abandoned) return;
+    json::error_code ec;
+    json::value parsed = json::parse(event_json, ec);
+    if (ec || !parsed.is_object()) return;  // the host already rejects malformed events
+    const json::object &event = parsed.get_object();
+    check_consistency(event);
+    if (auto delta = typed_form(event)) return emit_delta(delta->index, delta->kind, delta->text);
+    if (auto kernel_event = kernel_event_for(event)) {
+      if (!host.has_hook_handlers(kernel_event->first)) return;
+      if (host.notify(kernel_event->first, json::serialize(kernel_event->second)) != AMP_OK)
+        host.warn("could not emit " + std::string(kernel_event->first));
     }
   }
 
-  // Records the terminal event and wakes the turn thread. Runs on the provider's thread.
+  void emit_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    try {
+      host.emit_content_delta(index, kind, text);
+    } catch (const std::exception &e) {
+      host.warn(std::string("could not emit content_block:delta: ") + e.what());
+    }
+  }
+
+  // Records the terminal event and wakes the turn. Runs on the provider's thread.
   void finish(amp_status s, std::string_view p) {
     signal->publish([&] {
       finished = true;
@@ -57,17 +104,20 @@ struct ProviderStream {
     abandoned = true;
   }
 
-  // Feeds the assembler, which checks the stream's structure (deltas for started blocks,
-  // one start and one end per block). The terminal response is authoritative; a stream that
-  // contradicts the protocol is worth one warning per call, not a failed turn.
+  // The checker validates the stream's structure (deltas for started blocks, one start and one
+  // end per block) without keeping its content: the terminal response is authoritative, and a
+  // stream that contradicts the protocol is worth one warning per call, not a failed turn.
   void check_consistency(const json::object &event) {
     if (stream_problem_logged) return;
     try {
-      assembler.feed(event);
+      checker.feed(event);
     } catch (const std::exception &e) {
-      stream_problem_logged = true;
-      host.warn("provider '" + provider + "' sent an inconsistent stream: " + e.what());
+      report_inconsistency(e.what());
     }
+  }
+  void report_inconsistency(const char *what) {
+    stream_problem_logged = true;
+    host.warn("provider '" + provider + "' sent an inconsistent stream: " + what);
   }
 
   amp::sdk::Host host;
@@ -76,7 +126,7 @@ struct ProviderStream {
 
   std::mutex delivery;  // serialises forwarding with abandon()
   bool abandoned = false;
-  ResponseAssembler assembler;
+  ResponseAssembler checker{ResponseAssembler::Options{/*keep_content=*/false}};
   bool stream_problem_logged = false;
 
   // Guarded by the signal's mutex; written once, by finish().
@@ -160,34 +210,38 @@ std::optional<std::pair<std::string_view, json::object>> kernel_event_for(
   return std::nullopt;
 }
 
-ProviderResult call_provider(const amp::sdk::Host &host, const std::shared_ptr<TurnSignal> &signal,
-                             const std::string &provider, const std::string &request_json,
-                             std::chrono::milliseconds cancel_grace) {
+Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<TurnSignal> signal,
+                                   std::string provider, std::string request_json,
+                                   std::chrono::milliseconds cancel_grace) {
   auto stream = std::make_shared<ProviderStream>(host, signal, provider);
   amp_call_sink sink = amp::sdk::CallbackSink::make(
-      [stream](amp_call_id, std::string_view event) { stream->forward(event); },
+      [stream](amp_call_id, std::string_view event) { stream->forward_event(event); },
       [stream](amp_call_id, amp_status status, std::string_view payload) {
         stream->finish(status, payload);
+      },
+      [stream](amp_call_id, std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+        stream->forward_delta(index, kind, text);
       });
   amp_call_id call = 0;
   amp_status started = host.provider_complete(provider, request_json, sink, &call);
+  request_json = std::string();  // the provider has its own copy; a long history is not kept twice
   if (started != AMP_OK) {
     amp::sdk::CallbackSink::discard(sink);
-    return start_failure(started, provider);
+    co_return start_failure(started, provider);
   }
 
-  auto finished = [&] { return stream->finished; };
-  if (!signal->wait(finished, AMP_CANCEL_IMMEDIATE)) {
+  auto finished = [&stream] { return stream->finished; };
+  if (!co_await signal->until(finished, AMP_CANCEL_IMMEDIATE)) {
     host.cancel_call(call, AMP_CANCEL_IMMEDIATE);
     // The provider owes a terminal event; waiting briefly for it lets the provider release the
     // call cleanly. Its content is discarded either way.
-    signal->wait_until(finished, TurnSignal::Clock::now() + cancel_grace);
+    co_await signal->until(finished, std::nullopt, TurnSignal::Clock::now() + cancel_grace);
     stream->abandon();
-    return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
+    co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
   }
   // `finished` was seen under the signal's mutex after finish() wrote these fields, and
   // finish() runs once, so they are stable now.
-  return interpret(stream->status, stream->payload, provider);
+  co_return interpret(stream->status, stream->payload, provider);
 }
 
 }  // namespace amplifier::orchestrator

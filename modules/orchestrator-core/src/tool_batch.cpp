@@ -49,8 +49,8 @@ ToolOutcome outcome_from_result(const ToolCallBlock &call, const json::value &re
   return error_outcome(call, "Error: " + message);
 }
 
-// One response's calls while they run. Everything here runs on the turn thread except the
-// sink callbacks, which only publish into PendingTool through the signal.
+// One response's calls while they run. Everything here runs in the turn's coroutine except the
+// sink callbacks, which only publish into PendingTool through the signal (and so wake it).
 class BatchRun {
  public:
   BatchRun(const amp::sdk::Host &host, std::shared_ptr<TurnSignal> signal,
@@ -61,15 +61,15 @@ class BatchRun {
         outcomes_(calls.size()), pending_(calls.size()), call_ids_(calls.size(), 0),
         reported_(calls.size(), false) {}
 
-  ToolBatch run() {
+  Task<ToolBatch> run() {
     for (std::size_t i = 0; i < calls_.size(); ++i) start_guarded(i);
-    collect_results();
+    co_await collect_results();
     for (std::size_t i = 0; i < calls_.size(); ++i) {
       if (!outcomes_[i])  // unreachable by construction; the transcript must stay valid anyway
         outcomes_[i] = error_outcome(calls_[i], "Error: the tool call produced no result");
       batch_.outcomes.push_back(std::move(*outcomes_[i]));
     }
-    return std::move(batch_);
+    co_return std::move(batch_);
   }
 
  private:
@@ -110,8 +110,8 @@ class BatchRun {
   void start(std::size_t i) {
     const ToolCallBlock &call = calls_[i];
     if (cancelled_before_start(i)) return;
-    // An ask_user is settled here, on the turn thread: the user's answer decides whether this
-    // call starts. The calls after it wait, the ones already started keep running.
+    // An ask_user is settled here, in the turn (blocking a pool worker while the user thinks):
+    // the user's answer decides whether this call starts. The calls after it wait, the ones already started keep running.
     HookOutcome pre = settle_approval(
         host_, emit_and_collect(event::kToolPre, call_payload(i)),
         ApprovalSubject{event::kToolPre, call.name,
@@ -169,7 +169,7 @@ class BatchRun {
 
   // Reports calls as they finish (tool:post in finish order, so observers see each result
   // when it happens) until every started call has been reported or an immediate cancel comes.
-  void collect_results() {
+  Task<void> collect_results() {
     for (;;) {
       std::vector<std::size_t> ready;
       bool any_awaiting = false;
@@ -183,8 +183,11 @@ class BatchRun {
         }
         return !ready.empty() || !any_awaiting;
       };
-      if (!signal_->wait(progress, AMP_CANCEL_IMMEDIATE)) return settle_after_immediate_cancel();
-      if (!any_awaiting) return;
+      if (!co_await signal_->until(progress, AMP_CANCEL_IMMEDIATE)) {
+        co_await settle_after_immediate_cancel();
+        co_return;
+      }
+      if (!any_awaiting) co_return;
       // Calls that finished while the turn thread was busy are reported in finish order.
       std::sort(ready.begin(), ready.end(), [&](std::size_t a, std::size_t b) {
         return pending_[a]->finish_rank < pending_[b]->finish_rank;
@@ -193,7 +196,7 @@ class BatchRun {
     }
   }
 
-  void settle_after_immediate_cancel() {
+  Task<void> settle_after_immediate_cancel() {
     for (std::size_t i = 0; i < calls_.size(); ++i)
       if (awaiting(i)) host_.cancel_call(call_ids_[i], AMP_CANCEL_IMMEDIATE);
     auto all_finished = [&] {
@@ -201,7 +204,7 @@ class BatchRun {
         if (awaiting(i) && !pending_[i]->finished) return false;
       return true;
     };
-    signal_->wait_until(all_finished, TurnSignal::Clock::now() + cancel_grace_);
+    co_await signal_->until(all_finished, std::nullopt, TurnSignal::Clock::now() + cancel_grace_);
     for (std::size_t i = 0; i < calls_.size(); ++i) {
       if (!awaiting(i)) continue;
       if (signal_->read([&] { return pending_[i]->finished; })) {
@@ -264,7 +267,7 @@ class BatchRun {
   std::vector<std::optional<ToolOutcome>> outcomes_;
   std::vector<std::shared_ptr<PendingTool>> pending_;  // null: never started
   std::vector<amp_call_id> call_ids_;
-  std::vector<bool> reported_;  // turn thread only
+  std::vector<bool> reported_;  // the turn's coroutine only
   // How many calls of the batch have finished; guarded by the signal's mutex. Shared with the
   // sinks, which may outlive the batch.
   std::shared_ptr<std::size_t> finished_count_ = std::make_shared<std::size_t>(0);
@@ -273,11 +276,12 @@ class BatchRun {
 
 }  // namespace
 
-ToolBatch run_tool_batch(const amp::sdk::Host &host, const std::shared_ptr<TurnSignal> &signal,
-                         const std::vector<ToolCallBlock> &calls,
-                         const std::set<std::string, std::less<>> &available,
-                         std::chrono::milliseconds cancel_grace) {
-  return BatchRun(host, signal, calls, available, cancel_grace).run();
+Task<ToolBatch> run_tool_batch(const amp::sdk::Host &host, std::shared_ptr<TurnSignal> signal,
+                               const std::vector<ToolCallBlock> &calls,
+                               const std::set<std::string, std::less<>> &available,
+                               std::chrono::milliseconds cancel_grace) {
+  BatchRun batch(host, std::move(signal), calls, available, cancel_grace);
+  co_return co_await batch.run();
 }
 
 ToolOutcome not_run_outcome(const ToolCallBlock &call, std::string_view why) {

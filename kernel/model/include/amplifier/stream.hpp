@@ -2,6 +2,7 @@
 // builders for providers, and the ResponseAssembler that turns events back into a response.
 #pragma once
 #include "amplifier/model.hpp"
+#include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
 
@@ -76,7 +77,16 @@ boost::json::object usage(boost::json::object partial_usage);
 // assembler may only be assigned to or destroyed.
 class ResponseAssembler {
  public:
+  struct Options {
+    // false: check the stream's structure only (which blocks are open, which deltas fit
+    // them), keeping none of the content and parsing no block: for a caller that takes the
+    // response from the terminal event and must not hold a second copy of a long answer.
+    // feed() then returns null for every event, and finish() is not available.
+    bool keep_content = true;
+  };
+
   ResponseAssembler();
+  explicit ResponseAssembler(Options options);
   ~ResponseAssembler();
   ResponseAssembler(ResponseAssembler &&) noexcept;
   ResponseAssembler &operator=(ResponseAssembler &&) noexcept;
@@ -88,6 +98,9 @@ class ResponseAssembler {
   const ContentBlock *feed(const boost::json::value &event);
   // Parses event JSON text (into a stack buffer for typical event sizes) and feeds it.
   const ContentBlock *feed_json(std::string_view event_json);
+  // A typed delta (ABI 1.2): the same as feeding the content_block_delta event it stands for,
+  // without building it.
+  void feed_delta(std::uint64_t index, amp_delta_kind kind, std::string_view text);
 
   // True while a started block has not ended.
   bool has_open_blocks() const;

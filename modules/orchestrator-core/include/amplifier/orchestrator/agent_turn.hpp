@@ -5,6 +5,7 @@
 #include "amplifier/orchestrator/hook_outcome.hpp"
 #include "amplifier/orchestrator/loop_config.hpp"
 #include "amplifier/orchestrator/provider_call.hpp"
+#include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/tool_batch.hpp"
 #include "amplifier/orchestrator/turn_report.hpp"
 #include "amplifier/orchestrator/turn_signal.hpp"
@@ -23,9 +24,10 @@
 
 namespace amplifier::orchestrator {
 
-// Runs on the host's dedicated turn thread and blocks there until the turn ends. The only
+// A coroutine (task.hpp): its steps run on the host's worker pool, one at a time, and between
+// them it holds no thread while it waits for a provider, its tools or a pacing delay. The only
 // other threads involved are the providers' (stream forwarding, terminal events) and the
-// canceller's; both reach the turn only through its TurnSignal.
+// canceller's; both reach the turn only through its TurnSignal, which resumes it.
 class AgentTurn {
  public:
   AgentTurn(const amp::sdk::Host &host, const LoopConfig &config, CallPacer &pacer,
@@ -33,19 +35,21 @@ class AgentTurn {
 
   // Never throws: any failure becomes an error outcome. Ends with a transcript in which every
   // tool call has a result and the last message this turn stored is the assistant's.
-  TurnOutcome run(const std::string &prompt);
+  Task<TurnOutcome> run(std::string prompt);
 
  private:
-  TurnOutcome run_steps(const std::string &prompt);
-  // One provider call and what follows it. Returns the outcome when the turn ends here.
-  std::optional<TurnOutcome> iterate(bool final_call);
+  Task<TurnOutcome> run_steps(std::string prompt);
+  // One provider call and what follows it. Completes with the outcome when the turn ends here.
+  Task<std::optional<TurnOutcome>> iterate(bool final_call);
 
   std::optional<TurnOutcome> submit_prompt(const std::string &prompt);
+  // The ChatRequest as JSON text, spliced from the context's messages as they come: a long
+  // history is copied, never parsed and re-serialised (only ephemeral injections, which change
+  // the last messages, take the slow way).
   std::string build_request(bool final_call);
-  boost::json::object context_hints() const;
-  std::optional<TurnOutcome> handle_response(const ProviderResult &result,
-                                                   bool final_call);
-  void run_tools(const std::vector<amplifier::ToolCallBlock> &calls);
+  std::string context_hints() const;
+  Task<std::optional<TurnOutcome>> handle_response(ProviderResult result, bool final_call);
+  Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
 
   // The turn's cancellation level: what cancel() raised, or what the host reports for the
   // call (which also covers a cancel that came before the turn registered itself).
@@ -62,7 +66,8 @@ class AgentTurn {
   amp_call_id call_;
 
   std::string provider_;
-  boost::json::array tool_specs_;
+  std::string tool_specs_json_;  // the host's tools_list, as sent in every request
+  bool has_tools_ = false;
   std::set<std::string, std::less<>> tool_names_;
   std::int64_t iterations_ = 0;  // provider calls made
   std::string last_text_;        // text of the last assistant response

@@ -1,6 +1,7 @@
 // Spacing between provider calls (loop-streaming's min_delay_between_calls_ms): some
 // providers throttle bursts, and a loop of fast tool calls produces exactly that.
 #pragma once
+#include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/turn_signal.hpp"
 
 #include <chrono>
@@ -16,19 +17,20 @@ class CallPacer {
 
   explicit CallPacer(std::chrono::milliseconds min_delay) : min_delay_(min_delay) {}
 
-  // Waits until `min_delay` has passed since the previous call started, then records now as
-  // the start of the next one. Returns false, without recording, when a graceful (or
-  // stronger) cancel comes first: the call must not start. Turns run one at a time per
-  // session, so the wait happens outside the mutex.
-  bool wait_turn(TurnSignal &signal) {
+  // Waits (holding no thread) until `min_delay` has passed since the previous call started,
+  // then records now as the start of the next one. Completes with false, without recording,
+  // when a graceful (or stronger) cancel comes first: the call must not start. Turns run one
+  // at a time per session, so the wait happens outside the mutex.
+  Task<bool> wait_turn(TurnSignal &signal) {
     if (min_delay_.count() > 0) {
-      if (auto previous = last_start(); previous &&
-          signal.wait_for_cancel_until(AMP_CANCEL_GRACEFUL, *previous + min_delay_))
-        return false;
+      if (auto previous = last_start(); previous && *previous + min_delay_ > Clock::now() &&
+          co_await signal.until_cancel(AMP_CANCEL_GRACEFUL, *previous + min_delay_))
+        co_return false;
+      if (signal.level() >= AMP_CANCEL_GRACEFUL) co_return false;
     }
     std::lock_guard lock(mutex_);
     last_start_ = Clock::now();
-    return true;
+    co_return true;
   }
 
  private:

@@ -1,8 +1,10 @@
-// One provider completion: start it through the host, forward its stream events as kernel
-// content_block events while they arrive, wait for the terminal event or cancellation.
+// One provider completion: start it through the host, forward its stream as kernel
+// content_block events while it arrives, wait (holding no thread) for the terminal event or
+// cancellation.
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
+#include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/turn_signal.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -30,16 +32,18 @@ struct ProviderResult {
 //   content_block_delta -> content_block:delta {block_index, delta}
 //                          ({block_index, partial_json} for tool_input deltas)
 //   content_block_end   -> content_block:end   {block_index, block}
-// Other events (usage, progress) have no kernel event: nullopt.
+// Other events (usage, progress) have no kernel event: nullopt. Typed deltas (ABI 1.2) never
+// come here: they go to the hooks as they are (amp::sdk::Host::emit_content_delta).
 std::optional<std::pair<std::string_view, boost::json::object>> kernel_event_for(
     const boost::json::object &stream_event);
 
-// Starts `request_json` on `provider` and blocks until its terminal event. Stream events are
-// forwarded through host.emit from the sink callback, on the provider's thread, as they come.
-// An immediate cancellation (seen through `signal`) cancels the call, waits up to
-// `cancel_grace` for it to end and returns Cancelled; a graceful one lets the call finish.
-ProviderResult call_provider(const amp::sdk::Host &host, const std::shared_ptr<TurnSignal> &signal,
-                             const std::string &provider, const std::string &request_json,
-                             std::chrono::milliseconds cancel_grace);
+// Starts `request_json` on `provider` and completes with its terminal event. Stream events are
+// forwarded to the hooks from the sink callbacks, on the provider's thread, as they come;
+// typed deltas stay typed all the way. An immediate cancellation (through `signal`) cancels
+// the call, waits up to `cancel_grace` for it to end and completes as Cancelled; a graceful
+// one lets the call finish.
+Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<TurnSignal> signal,
+                                   std::string provider, std::string request_json,
+                                   std::chrono::milliseconds cancel_grace);
 
 }  // namespace amplifier::orchestrator

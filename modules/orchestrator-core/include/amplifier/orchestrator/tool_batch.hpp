@@ -2,6 +2,7 @@
 #pragma once
 #include "amplifier/model.hpp"
 #include "amplifier/orchestrator/hook_outcome.hpp"
+#include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/turn_signal.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -43,10 +44,11 @@ struct ToolBatch {
 //  - immediate cancellation: unfinished calls are cancelled, given `cancel_grace` to end,
 //    and otherwise get a synthetic "cancelled" error result.
 // Every call gets exactly one outcome, so the transcript stays valid.
-ToolBatch run_tool_batch(const amp::sdk::Host &host, const std::shared_ptr<TurnSignal> &signal,
-                         const std::vector<ToolCallBlock> &calls,
-                         const std::set<std::string, std::less<>> &available,
-                         std::chrono::milliseconds cancel_grace);
+// `calls` and `available` must outlive the task (the caller awaits it at once).
+Task<ToolBatch> run_tool_batch(const amp::sdk::Host &host, std::shared_ptr<TurnSignal> signal,
+                               const std::vector<ToolCallBlock> &calls,
+                               const std::set<std::string, std::less<>> &available,
+                               std::chrono::milliseconds cancel_grace);
 
 // The outcome for a call that was never run, e.g. after the iteration limit.
 ToolOutcome not_run_outcome(const ToolCallBlock &call, std::string_view why);
