@@ -306,7 +306,11 @@ typedef struct amp_host_api {
   /* Starts a completion of ChatRequest `request_json` on provider `provider`. Events and the
    * terminal result arrive through `sink` (copied by the host; its user_data must outlive
    * on_finish). On AMP_OK `*out_call` holds the call id and on_finish WILL be called exactly
-   * once, possibly before this returns. On any other status no callback is made. */
+   * once, possibly before this returns. On any other status no callback is made.
+   * The host hands the request to the provider as it is, without parsing it (a long history
+   * must cost a copy at most): a request that is not a valid ChatRequest ends the call with
+   * an invalid_request error from the provider. AMP_INVALID_ARGUMENT only for text that is
+   * plainly not a JSON object. */
   amp_status (*provider_complete)(amp_host *host, amp_str provider, amp_str request_json,
                                   const amp_call_sink *sink, amp_call_id *out_call);
 

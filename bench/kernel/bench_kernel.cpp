@@ -184,18 +184,25 @@ void bench_abi_emit(int events) {
 
 int main(int argc, char **argv) {
   int iterations = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
+  // A second argument picks one part: mount, turns or hooks (for profiling one at a time).
+  const std::string only = argc > 2 ? argv[2] : "";
+  auto wanted = [&](std::string_view part) { return only.empty() || only == part; };
   amplifier::set_log_level(amplifier::LogLevel::Error);
   fs::path log_dir = fs::temp_directory_path() / fmt::format("amp-bench-{}", ::getpid());
   fs::create_directories(log_dir);
   try {
-    bench_mount(iterations / 4 + 1, log_dir);
-    auto plain = bench_turns(iterations, 0);
-    auto hooked = bench_turns(iterations, 10);
-    fmt::print("turn, loop-basic+mock, no hooks     median {:8.1f} us  p90 {:8.1f} us\n", plain.median, plain.p90);
-    fmt::print("turn, loop-basic+mock, 10 no-op hooks median {:6.1f} us  p90 {:8.1f} us  (x{:.2f})\n",
-               hooked.median, hooked.p90, hooked.median / plain.median);
-    bench_hooks(200000);
-    bench_abi_emit(2000000);
+    if (wanted("mount")) bench_mount(iterations / 4 + 1, log_dir);
+    if (wanted("turns")) {
+      auto plain = bench_turns(iterations, 0);
+      auto hooked = bench_turns(iterations, 10);
+      fmt::print("turn, loop-basic+mock, no hooks     median {:8.1f} us  p90 {:8.1f} us\n", plain.median, plain.p90);
+      fmt::print("turn, loop-basic+mock, 10 no-op hooks median {:6.1f} us  p90 {:8.1f} us  (x{:.2f})\n",
+                 hooked.median, hooked.p90, hooked.median / plain.median);
+    }
+    if (wanted("hooks")) {
+      bench_hooks(200000);
+      bench_abi_emit(2000000);
+    }
   } catch (const std::exception &e) {
     fmt::print(stderr, "bench_kernel: {}\n", e.what());
     fs::remove_all(log_dir);

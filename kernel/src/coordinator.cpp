@@ -394,7 +394,7 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
 
 // ---- calls ---------------------------------------------------------------------------
 
-amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::string request_json,
+amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::string_view request_json,
                                              CallObserver observer, const MountedModule *caller,
                                              amp_call_id *out_id) {
   auto call = calls_->create(provider, caller, std::move(observer));

@@ -151,7 +151,9 @@ class Coordinator {
   // the module is invoked (through `out_id`, when given). Provider calls start on the calling
   // thread (they must not block); tool calls and orchestrator turns run on the process's
   // shared worker pool (worker_pool.hpp).
-  amp_call_id start_provider_call(MountedModule &provider, std::string request_json,
+  // The request is passed to the provider as it is, borrowed for the call: no copy, no parse
+  // (the provider reads it and answers invalid_request for anything it cannot use).
+  amp_call_id start_provider_call(MountedModule &provider, std::string_view request_json,
                                   CallObserver observer, const MountedModule *caller = nullptr,
                                   amp_call_id *out_id = nullptr);
   amp_call_id start_tool_call(MountedModule &tool, std::string tool_name, std::string input_json,
