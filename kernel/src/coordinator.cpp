@@ -49,11 +49,12 @@ boost::json::value parse_module_json(const MountedModule &m, const std::string &
 
 }  // namespace
 
-// Whether the orchestrator's execute for the current turn is still running on a worker.
+// How many orchestrator executes are still running on a worker (a turn's call may finish
+// before its execute returns, and the next turn may start meanwhile).
 struct Coordinator::TurnState {
   std::mutex mutex;
   std::condition_variable returned;
-  bool running = false;
+  int running = 0;
 };
 
 Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
@@ -436,12 +437,11 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
 
 amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallObserver observer) {
   if (!orchestrator_) throw std::logic_error("no orchestrator is mounted");
-  wait_turn_returned();
   auto call = calls_->create(*orchestrator_, nullptr, std::move(observer));
   MountedModule *orchestrator = orchestrator_;
   {
     std::lock_guard lock(turn_->mutex);
-    turn_->running = true;
+    ++turn_->running;
   }
   orchestrator->active_invocations.fetch_add(1);
   // An orchestrator may block inside execute until its turn ends (ABI 1.0/1.1 ones do); the
@@ -455,7 +455,7 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
           orchestrator->instance, id, amp_str{prompt.data(), prompt.size()});
     }
     std::lock_guard lock(turn->mutex);
-    turn->running = false;
+    --turn->running;
     turn->returned.notify_all();
   });
   return call->id;
@@ -463,7 +463,7 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
 
 void Coordinator::wait_turn_returned() {
   std::unique_lock lock(turn_->mutex);
-  turn_->returned.wait(lock, [&] { return !turn_->running; });
+  turn_->returned.wait(lock, [&] { return turn_->running == 0; });
 }
 
 bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller) {

@@ -21,13 +21,12 @@ constexpr std::string_view kComponent = "session";
 // After an immediate cancel, how long a turn may take to end before it is abandoned.
 constexpr auto kImmediateCancelGrace = std::chrono::seconds(10);
 
-// The outcome of one orchestrator call, filled by its observer.
+// The outcome of one turn, for execute() to wait on.
 struct TurnWait {
   std::mutex mutex;
   std::condition_variable done_cv;
   bool done = false;
-  amp_status status = AMP_OK;
-  std::string payload;
+  TurnResult result;
 };
 
 TurnResult to_turn_result(amp_status status, const std::string &payload) {
@@ -78,7 +77,8 @@ struct Session::Impl {
   bool initialized = false;
   bool started = false;
   bool cleaned_up = false;
-  std::mutex turn_mutex;  // one turn at a time
+  std::mutex turn_mutex;      // guards turn_running
+  bool turn_running = false;  // one turn at a time
 
   Impl(MountPlan p, SessionOptions o)
       : plan(std::move(p)), options(std::move(o)), loader(options.module_path) {
@@ -150,10 +150,14 @@ void Session::initialize() {
   s.initialized = true;
 }
 
-TurnResult Session::execute(std::string_view prompt) {
+amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResult)> done) {
   auto &s = *impl_;
-  if (!s.initialized) throw SessionError("execute called before initialize");
-  std::lock_guard turn(s.turn_mutex);
+  if (!s.initialized) throw SessionError("a turn was started before initialize");
+  {
+    std::lock_guard turn(s.turn_mutex);
+    if (s.turn_running) throw SessionError("a turn is already running in this session");
+    s.turn_running = true;
+  }
   if (!s.started) {
     s.started = true;
     s.hooks.emit(s.options.resumed ? events::kSessionResume : events::kSessionStart,
@@ -161,17 +165,38 @@ TurnResult Session::execute(std::string_view prompt) {
   }
   s.cancellation.reset();
 
-  auto wait = std::make_shared<TurnWait>();
   CallObserver observer;
-  observer.on_finish = [wait](amp_call_id, amp_status status, std::string_view payload) {
-    std::lock_guard lock(wait->mutex);
-    wait->status = status;
-    wait->payload.assign(payload);
-    wait->done = true;
-    wait->done_cv.notify_all();
+  observer.on_finish = [&s, done = std::move(done)](amp_call_id, amp_status status,
+                                                    std::string_view payload) {
+    TurnResult result = to_turn_result(status, std::string(payload));
+    if (CancelLevel level = s.cancellation.level(); level != CancelLevel::None)
+      s.hooks.notify(events::kCancelCompleted,
+                     boost::json::object{{"level", to_string(level)}, {"status", result.status}});
+    {
+      std::lock_guard turn(s.turn_mutex);
+      s.turn_running = false;
+    }
+    done(std::move(result));
   };
   std::string prompt_json = boost::json::serialize(boost::json::object{{"prompt", prompt}});
-  auto call = s.coordinator->start_orchestrator_call(std::move(prompt_json), std::move(observer));
+  try {
+    return s.coordinator->start_orchestrator_call(std::move(prompt_json), std::move(observer));
+  } catch (...) {
+    std::lock_guard turn(s.turn_mutex);
+    s.turn_running = false;
+    throw;
+  }
+}
+
+TurnResult Session::execute(std::string_view prompt) {
+  auto &s = *impl_;
+  auto wait = std::make_shared<TurnWait>();
+  auto call = start(prompt, [wait](TurnResult result) {
+    std::lock_guard lock(wait->mutex);
+    wait->result = std::move(result);
+    wait->done = true;
+    wait->done_cv.notify_all();
+  });
 
   std::unique_lock lock(wait->mutex);
   while (!wait->done) {
@@ -189,12 +214,9 @@ TurnResult Session::execute(std::string_view prompt) {
       wait->done_cv.wait_for(lock, std::chrono::milliseconds(200));
     }
   }
-  TurnResult result = to_turn_result(wait->status, wait->payload);
+  TurnResult result = std::move(wait->result);
   lock.unlock();
   s.coordinator->wait_turn_returned();
-  if (CancelLevel level = s.cancellation.level(); level != CancelLevel::None)
-    s.hooks.emit(events::kCancelCompleted,
-                 boost::json::object{{"level", to_string(level)}, {"status", result.status}});
   return result;
 }
 

@@ -160,8 +160,8 @@ class Coordinator {
                               CallObserver observer, const MountedModule *caller = nullptr,
                               amp_call_id *out_id = nullptr);
   amp_call_id start_orchestrator_call(std::string prompt_json, CallObserver observer);
-  // Waits until the orchestrator's execute for the last turn has returned (its call may have
-  // finished earlier). Must not be called from inside execute.
+  // Waits until every orchestrator execute started has returned (a call may finish before its
+  // execute returns). Must not be called from inside execute.
   void wait_turn_returned();
   // Runs fn(user_data) for module `m` on the shared worker pool after `delay` (amp_host_api
   // "work_submit"); counted as code of the instance until it has run.

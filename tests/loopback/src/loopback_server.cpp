@@ -90,6 +90,21 @@ std::string hex(std::size_t value) {
   return out;
 }
 
+// `piece` with every `placeholder` overwritten by the current steady_clock time in ns.
+std::string stamped(std::string_view piece, std::string_view placeholder) {
+  std::string out(piece);
+  const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now().time_since_epoch())
+                       .count();
+  std::string digits = std::to_string(now);
+  if (digits.size() < placeholder.size()) digits.insert(0, placeholder.size() - digits.size(), '0');
+  digits.resize(placeholder.size());
+  for (auto at = out.find(placeholder); at != std::string::npos;
+       at = out.find(placeholder, at + placeholder.size()))
+    out.replace(at, placeholder.size(), digits);
+  return out;
+}
+
 tcp::socket &lowest(tcp::socket &socket) { return socket; }
 tcp::socket &lowest(beast::ssl_stream<tcp::socket> &stream) { return stream.next_layer(); }
 
@@ -244,7 +259,10 @@ class LoopbackServer::Impl {
         co_await inject_fault(stream, response.fault);
         co_return false;
       }
-      if (!co_await write_piece(stream, response.framing, piece)) co_return false;
+      const bool stamp = !response.send_time_placeholder.empty() &&
+                         piece.find(response.send_time_placeholder) != std::string_view::npos;
+      const std::string with_time = stamp ? stamped(piece, response.send_time_placeholder) : "";
+      if (!co_await write_piece(stream, response.framing, stamp ? with_time : piece)) co_return false;
       sent += piece.size();
     }
     if (response.fault != Fault::none) {  // a fault placed at (or past) the end of the body

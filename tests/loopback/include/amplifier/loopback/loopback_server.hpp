@@ -47,6 +47,10 @@ struct ScriptedResponse {
   // Closes the connection after the response without saying so (as a server whose keep-alive
   // idle timeout expired does): the client's pooled connection is then stale.
   bool close_silently_after = false;
+  // When set, each occurrence of this text in a piece is overwritten, as the piece is sent,
+  // with the send time: std::chrono::steady_clock nanoseconds, zero-padded to the text's
+  // length. A test in the same process reads it back to measure wire-to-hook latency.
+  std::string send_time_placeholder;
 
   // Builders for the common cases.
   static ScriptedResponse sse(std::string body, std::vector<std::size_t> piece_sizes = {});
