@@ -20,7 +20,7 @@ std::string_view string_at(const json::object &o, std::string_view key) {
 
 // The typed form of a JSON delta (from a provider built before ABI 1.2), so that hooks see
 // the same content_block:delta whichever way the provider reported it. Reasoning deltas,
-// which are structured, have none.
+// which are structured, and deltas carrying extra fields have none.
 struct TypedDelta {
   std::uint32_t index;
   amp_delta_kind kind;
@@ -33,6 +33,8 @@ std::optional<TypedDelta> typed_form(const json::object &event) {
   const json::value *delta = event.if_contains("delta");
   if (!index || !index->is_number() || !delta || !delta->is_object()) return std::nullopt;
   const json::object &fields = delta->get_object();
+  // A delta with fields of its own beyond its text keeps them: it goes on as JSON.
+  if (fields.size() != 2) return std::nullopt;
   for (amp_delta_kind kind : {AMP_DELTA_TEXT, AMP_DELTA_THINKING, AMP_DELTA_SIGNATURE,
                               AMP_DELTA_TOOL_INPUT, AMP_DELTA_REDACTED_THINKING}) {
     if (string_at(fields, "type") != amp::sdk::json::delta_type(kind)) continue;
