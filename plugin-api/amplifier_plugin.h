@@ -437,8 +437,9 @@ typedef struct amp_tool_vtable {
   /* Writes a JSON array of the ToolSpecs {name, description, parameters} this module offers. */
   amp_status (*list_tools)(void *instance, amp_writer *out);
   /* Starts tool `tool` with `input_json`; reports like provider complete. The host calls this
-   * on one of its worker threads, so a tool may do its work synchronously inside execute
-   * (calling call_finish before returning) without stalling other calls. The terminal
+   * on a thread of its shared worker pool, so a tool may do its work synchronously inside
+   * execute (calling call_finish before returning), even for minutes, without stalling other
+   * calls or sessions: the pool adds a worker when work waits behind a busy one. The terminal
    * payload on AMP_OK is {"success":bool, "output":any, "error":{"message"}?}. */
   void (*execute)(void *instance, amp_call_id call, amp_str tool, amp_str input_json);
   void (*cancel)(void *instance, amp_call_id call, amp_cancel_level level);
@@ -446,10 +447,13 @@ typedef struct amp_tool_vtable {
 
 typedef struct amp_orchestrator_vtable {
   size_t struct_size;
-  /* Runs one turn for `prompt_json` ({"prompt": "..."}). The host calls this on a worker
-   * thread dedicated to the turn, so the orchestrator may block inside it until the turn ends
-   * (it must still end with call_finish). Cancellation arrives through `cancel` and
-   * call_cancel_state. The terminal payload on AMP_OK is
+  /* Runs one turn for `prompt_json` ({"prompt": "..."}). The host calls this on a thread of
+   * its shared worker pool. An orchestrator may block inside it until the turn ends (the pool
+   * grows around it), but that holds a thread per running turn: one that means to carry many
+   * sessions returns as soon as it waits for something and resumes through "work_submit"
+   * (the host's own loops do). Either way the turn ends with exactly one call_finish, which
+   * may come before or after execute returns. Cancellation arrives through `cancel` (possibly
+   * while execute is still running) and call_cancel_state. The terminal payload on AMP_OK is
    * {"response": "...", "status": "success"|"incomplete"|"cancelled"}. */
   void (*execute)(void *instance, amp_call_id call, amp_str prompt_json);
   void (*cancel)(void *instance, amp_call_id call, amp_cancel_level level);
