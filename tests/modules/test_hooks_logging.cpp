@@ -62,6 +62,30 @@ TEST_CASE("hooks-logging writes each event as one JSON line, with long strings c
   CHECK(text_of(data.at("session_id")) == session->id());  // the host's default fields are logged too
 }
 
+TEST_CASE("hooks-logging writes a short payload as exactly its JSON, typed deltas included") {
+  TempDir dir;
+  auto session = open_session(logging_plan(
+      {{"session_log_template", (dir.path() / "sessions/{session_id}/events.jsonl").string()}}));
+  const fs::path file = dir.path() / "sessions" / session->id() / "events.jsonl";
+  std::string seen;  // what the hooks saw, as the host rendered it for module hooks
+  session->hooks().register_event_handler("content_block:delta",
+                                          [&](amplifier::HookEvent &e) -> std::optional<amplifier::HookResult> {
+                                            seen = std::string(e.data_json());
+                                            return std::nullopt;
+                                          });
+  session->hooks().emit_content_delta(0, AMP_DELTA_TEXT, "caf\xc3\xa9 \"q\"\n");
+  auto lines = read_lines(file);
+  std::string logged;
+  for (const auto &line : lines)
+    if (line.find(R"("event":"content_block:delta")") != std::string::npos) logged = line;
+  REQUIRE_FALSE(logged.empty());
+  // The data is spliced in byte for byte, and the line is what serialising the object gives.
+  CHECK(logged.find(R"("data":)" + seen + ",") != std::string::npos);
+  const json::object parsed = json::parse(logged).as_object();
+  CHECK(json::serialize(parsed) == logged);
+  CHECK(text_of(parsed.at("data").at("delta").at("text")) == "caf\xc3\xa9 \"q\"\n");
+}
+
 TEST_CASE("hooks-logging logs the payload as earlier handlers left it") {
   TempDir dir;
   auto session = open_session(logging_plan(

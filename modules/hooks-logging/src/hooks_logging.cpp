@@ -91,6 +91,11 @@ class LoggingHook final : public amp::sdk::HookModule {
   }
 
   void record(std::string_view event, std::string_view data_json) {
+    // A payload shorter than the string limit holds no string to cut, and the host hands it
+    // over as serialised JSON: it goes into the line as it is, with no parse (every stream
+    // delta takes this way).
+    if (config_.max_string_bytes == 0 || data_json.size() <= config_.max_string_bytes)
+      return report(file_.append(spliced_line(event, data_json)));
     json::value data;
     try {
       data = ms::parse_json(data_json, "event data");
@@ -103,6 +108,23 @@ class LoggingHook final : public amp::sdk::HookModule {
                       {"session_id", session_id_},
                       {"ts", now_iso8601()}};
     report(file_.append(json::serialize(line)));
+  }
+
+  // {"event":...,"data":<data_json>,"session_id":...,"ts":...}: what serialising the object
+  // record() builds gives, without building it.
+  std::string spliced_line(std::string_view event, std::string_view data_json) const {
+    std::string line;
+    line.reserve(data_json.size() + event.size() + session_id_.size() + 96);
+    line += R"({"event":)";
+    amp::sdk::json::append_quoted(line, event);
+    line += R"(,"data":)";
+    line += data_json;
+    line += R"(,"session_id":)";
+    amp::sdk::json::append_quoted(line, session_id_);
+    line += R"(,"ts":)";
+    amp::sdk::json::append_quoted(line, now_iso8601());
+    line += '}';
+    return line;
   }
 
   void report(EventLogFile::Outcome outcome) {
