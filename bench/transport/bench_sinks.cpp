@@ -25,8 +25,9 @@ class ParseOnlySink final : public EventSink {
   std::uint64_t checksum_ = 0;
 };
 
-// provider-anthropic's live mapping: each SSE event becomes the ABI stream events a provider
-// reports (serialised, as call_event sends them), and the response is assembled at the end.
+// provider-anthropic's live mapping: each SSE event becomes what the provider reports to the
+// host, as it reports it: block starts, ends and usage as serialised JSON events (call_event),
+// deltas typed (call_delta, no JSON); the response is built at the end.
 class AnthropicKernelEventSink final : public EventSink {
  public:
   std::string_view name() const override { return "anthropic->kernel"; }
@@ -38,6 +39,9 @@ class AnthropicKernelEventSink final : public EventSink {
         },
         [](std::string_view payload) {
           return amplifier::KernelError::make(amplifier::ErrorKind::stream, std::string(payload));
+        },
+        [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+          checksum_ += index + static_cast<std::uint64_t>(kind) + text.size();
         });
   }
   void on_event(const transport::SseEvent &event) override {

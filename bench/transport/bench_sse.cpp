@@ -126,7 +126,32 @@ void print_header(std::string_view title) {
              "allocs/event");
 }
 
+// The steady state of a long answer: one Anthropic stream of `deltas` short text deltas, in the
+// live API's framing (its JSON padded with spaces before the closing brace).
+Stream steady_state_stream(int deltas) {
+  std::string body =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+      "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\",\"content\":[],"
+      "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n";
+  for (int i = 0; i < deltas; ++i)
+    body += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            "\"delta\":{\"type\":\"text_delta\",\"text\":\" token\"}             }\n\n";
+  body += "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+          "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+          "\"end_turn\"},\"usage\":{\"output_tokens\":" + std::to_string(deltas) + "}}\n\n"
+          "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  return {"steady state: 10,000 text deltas", std::move(body)};
+}
+
 void bench_sink(EventSink &sink, std::chrono::milliseconds min_time) {
+  if (sink.corpus_prefix() == "anthropic_stream_") {
+    const std::vector<Stream> steady{steady_state_stream(10'000)};
+    print_header(fmt::format("sink {} — steady state (per event, of which 99.95% text deltas)", sink.name()));
+    print_row("whole stream", measure(steady, 0, sink, min_time));
+    print_row("16-byte chunks", measure(steady, 16, sink, min_time));
+  }
   const std::vector<Stream> corpus = load_corpus(sink.corpus_prefix());
   if (corpus.empty()) {
     fmt::print("sink {}: no streams matching {}*.sse\n", sink.name(), sink.corpus_prefix());

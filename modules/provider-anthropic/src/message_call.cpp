@@ -100,7 +100,11 @@ StreamTranslator &MessageCall::new_translator() {
   auto map_error = [model = mapped_.model](std::string_view payload) {
     return map_stream_failure(payload, anthropic_error_options(model));
   };
-  return translator_.emplace(std::move(sink), std::move(map_error));
+  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
+  auto deltas = [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host_.emit_delta(id_, index, kind, text);
+  };
+  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
 }
 
 void MessageCall::on_head() {
@@ -202,6 +206,7 @@ void MessageCall::report_repairs() const {
 }
 
 void MessageCall::report_request() const {
+  if (!host_.has_hook_handlers(kLlmRequest)) return;  // nobody to build the payload for
   const RequestSummary summary{kModuleId,
                                mapped_.model,
                                mapped_.stream,
@@ -214,6 +219,7 @@ void MessageCall::report_request() const {
 
 void MessageCall::report_response(int status, const amplifier::ChatResponse *response,
                                   const KernelError *error) const {
+  if (!host_.has_hook_handlers(kLlmResponse)) return;
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_at_);
   const ResponseSummary summary{kModuleId, mapped_.model, status, elapsed, response, error};
@@ -227,7 +233,8 @@ void MessageCall::report_response(int status, const amplifier::ChatResponse *res
 
 void MessageCall::emit(std::string_view event, const json::object &payload) const {
   try {
-    host_.emit(event, json::serialize(payload));
+    if (host_.notify(event, json::serialize(payload)) != AMP_OK)
+      host_.warn("could not emit " + std::string(event));
   } catch (const std::exception &e) {
     host_.warn("could not emit " + std::string(event) + ": " + e.what());
   }

@@ -9,8 +9,6 @@
 #include "amplifier/model.hpp"
 #include "amplifier/transport/call.hpp"
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -24,10 +22,21 @@ namespace transport = amplifier::transport;
 using amplifier::ErrorKind;
 using amplifier::KernelError;
 
+// Whether the instance still exists, for the transport's log lines: the HTTP client may still
+// be closing connections on the shared I/O thread after the instance is gone, and its host
+// context is gone with it.
+struct MessagesClient::LogGate {
+  std::mutex mutex;
+  bool open = true;
+};
+
 namespace {
 
-transport::LogSink host_log(const amp::sdk::Host &host) {
-  return [host](transport::LogLevel level, std::string_view message) {
+transport::LogSink host_log(const amp::sdk::Host &host,
+                            std::shared_ptr<MessagesClient::LogGate> gate) {
+  return [host, gate](transport::LogLevel level, std::string_view message) {
+    std::lock_guard lock(gate->mutex);
+    if (!gate->open) return;
     switch (level) {
       case transport::LogLevel::debug:
         host.log(AMP_LOG_DEBUG, message);
@@ -54,12 +63,12 @@ KernelError missing_api_key() {
 }  // namespace
 
 MessagesClient::MessagesClient(amp::sdk::Host host, std::shared_ptr<const AnthropicConfig> config)
-    : host_(host), config_(std::move(config)), io_(std::make_unique<boost::asio::io_context>()) {
-  http_ = std::make_unique<transport::HttpClient>(*io_, client_options(*config_, host_log(host_)));
-  io_thread_ = std::thread([io = io_.get()] {
-    auto keep_running = boost::asio::make_work_guard(*io);
-    io->run();
-  });
+    : host_(host),
+      config_(std::move(config)),
+      executor_(amplifier::module_support::BackgroundExecutor::acquire()),
+      log_gate_(std::make_shared<LogGate>()) {
+  http_ = std::make_unique<transport::HttpClient>(executor_->context(),
+                                                  client_options(*config_, host_log(host_, log_gate_)));
 }
 
 MessagesClient::~MessagesClient() {
@@ -74,10 +83,14 @@ MessagesClient::~MessagesClient() {
     calls_changed_.wait(lock, [&] { return calls_.empty(); });
   }
   outstanding.clear();
-  // The client closes its idle connections; then the io thread may stop.
+  {
+    std::lock_guard lock(log_gate_->mutex);
+    log_gate_->open = false;
+  }
+  // The client closes its idle connections on the shared I/O thread, later; the last instance
+  // of the library to let go of the executor joins its thread (nothing of ours runs after).
   http_.reset();
-  io_->stop();
-  io_thread_.join();
+  executor_.reset();
 }
 
 void MessagesClient::finish_at_once(amp_call_id call, KernelError error, amp_status status) {
@@ -137,7 +150,7 @@ void MessagesClient::forget(amp_call_id call) {
 }
 
 json::array MessagesClient::list_models() {
-  if (std::this_thread::get_id() == io_thread_.get_id())
+  if (executor_->running_in_this_thread())
     throw std::logic_error("list_models would block the io thread it waits for");
   if (config_->api_key.empty()) throw amplifier::KernelException(missing_api_key());
   json::array models;

@@ -1,9 +1,11 @@
-// The calls of one provider-anthropic instance: one io_context thread drives every HTTP
-// exchange (no thread per call), a table of the calls in flight serves cancel() and shutdown.
+// The calls of one provider-anthropic instance: the library's one shared I/O thread
+// (module_support::BackgroundExecutor) drives every HTTP exchange of every instance (no thread
+// per call or per session); a table of the calls in flight serves cancel() and shutdown.
 #pragma once
 #include "anthropic_config.hpp"
 #include "message_call.hpp"
 
+#include "amplifier/module_support/background_executor.hpp"
 #include "amplifier/transport/http_client.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -13,7 +15,6 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
 namespace boost::asio {
@@ -25,9 +26,11 @@ namespace provider_anthropic {
 class MessagesClient {
  public:
   MessagesClient(amp::sdk::Host host, std::shared_ptr<const AnthropicConfig> config);
-  // Cancels every call still in flight and waits for their terminal (cancelled) events, then
-  // stops the io thread: nothing of this instance reaches the host afterwards.
+  // Cancels every call still in flight and waits for their terminal (cancelled) events: nothing
+  // of this instance reaches the host afterwards.
   ~MessagesClient();
+
+  struct LogGate;
   MessagesClient(const MessagesClient &) = delete;
   MessagesClient &operator=(const MessagesClient &) = delete;
 
@@ -46,9 +49,9 @@ class MessagesClient {
 
   amp::sdk::Host host_;
   std::shared_ptr<const AnthropicConfig> config_;
-  std::unique_ptr<boost::asio::io_context> io_;
+  std::shared_ptr<amplifier::module_support::BackgroundExecutor> executor_;
+  std::shared_ptr<LogGate> log_gate_;
   std::unique_ptr<amplifier::transport::HttpClient> http_;
-  std::thread io_thread_;
 
   std::mutex calls_mutex_;
   std::condition_variable calls_changed_;

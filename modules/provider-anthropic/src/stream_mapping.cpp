@@ -89,10 +89,20 @@ void merge_anthropic_usage(const json::object &anthropic, amplifier::Usage &usag
                        usage.cache_read_tokens.value_or(0) + usage.cache_write_tokens.value_or(0);
 }
 
-StreamTranslator::StreamTranslator(EventSink sink, StreamErrorMapper map_error)
-    : sink_(std::move(sink)), map_error_(std::move(map_error)) {}
+StreamTranslator::DeltaFields::DeltaFields(amplifier::transport::JsonFieldReader &reader)
+    : type(reader.declare({"type"})),
+      index(reader.declare({"index"})),
+      delta_type(reader.declare({"delta", "type"})),
+      text(reader.declare({"delta", "text"})),
+      thinking(reader.declare({"delta", "thinking"})),
+      signature(reader.declare({"delta", "signature"})),
+      partial_json(reader.declare({"delta", "partial_json"})) {}
+
+StreamTranslator::StreamTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
+    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
 
 void StreamTranslator::on_sse_event(std::string_view event_type, std::string_view data) {
+  if (fast_delta(event_type, data)) return;
   json::error_code ec;
   json::value parsed = json::parse(data, ec);
   if (ec)
@@ -148,9 +158,43 @@ void StreamTranslator::on_message(const json::object &message) {
   on_event({{"type", "message_stop"}});
 }
 
-void StreamTranslator::emit(const json::object &event) {
-  assembler_.feed(event);
-  sink_(event);
+bool StreamTranslator::fast_delta(std::string_view event_type, std::string_view data) {
+  // Read (and validated) without a DOM: most events of a stream are deltas. Anything that is
+  // not plainly an object takes the DOM path, which says what is wrong with it.
+  const auto first = data.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || data[first] != '{') return false;
+  if (!reader_.read(data))
+    stream_fail("invalid JSON in a '" + std::string(event_type) + "' stream event: " +
+                std::string(reader_.error()));
+  const std::string_view type =
+      reader_.has(fields_.type) ? reader_.string(fields_.type) : event_type;
+  if (type != "content_block_delta" || complete_) return false;
+  const auto index = reader_.integer(fields_.index);
+  if (!index) stream_fail("content_block_delta event has no index");
+  if (reader_.kind(fields_.delta_type) != amplifier::transport::JsonFieldReader::Kind::string)
+    return false;  // no delta object, or an odd one: the DOM path says what is wrong
+  const std::string_view delta_type = reader_.string(fields_.delta_type);
+  std::string_view payload;
+  if (delta_type == "text_delta") payload = reader_.string(fields_.text);
+  else if (delta_type == "thinking_delta") payload = reader_.string(fields_.thinking);
+  else if (delta_type == "signature_delta") payload = reader_.string(fields_.signature);
+  else if (delta_type == "input_json_delta") payload = reader_.string(fields_.partial_json);
+  apply_delta(*index, delta_type, payload);
+  return true;
+}
+
+void StreamTranslator::emit(const json::object &event) { sink_(event); }
+
+void StreamTranslator::emit_delta(std::size_t index, amp_delta_kind kind, std::string_view text) {
+  if (deltas_) return deltas_(static_cast<std::uint32_t>(index), kind, text);
+  switch (kind) {  // no typed sink: the JSON events the deltas stand for
+    case AMP_DELTA_TEXT: return emit(stream::text_delta(index, text));
+    case AMP_DELTA_THINKING: return emit(stream::thinking_delta(index, text));
+    case AMP_DELTA_SIGNATURE: return emit(stream::signature_delta(index, text));
+    case AMP_DELTA_TOOL_INPUT: return emit(stream::tool_input_delta(index, text));
+    case AMP_DELTA_REDACTED_THINKING: return emit(stream::redacted_thinking_delta(index, text));
+    default: return;
+  }
 }
 
 void StreamTranslator::message_start(const json::object &event) {
@@ -180,25 +224,25 @@ void StreamTranslator::block_start(const json::object &event) {
     emit(stream::text_start(open.index));
     if (auto text = string_at(*block, "text"); !text.empty()) {
       open.text = text;
-      emit(stream::text_delta(open.index, text));
+      emit_delta(open.index, AMP_DELTA_TEXT, text);
     }
   } else if (type == "thinking") {
     open.kind = BlockKind::thinking;
     emit(stream::thinking_start(open.index));
     if (auto thinking = string_at(*block, "thinking"); !thinking.empty()) {
       open.text = thinking;
-      emit(stream::thinking_delta(open.index, thinking));
+      emit_delta(open.index, AMP_DELTA_THINKING, thinking);
     }
     if (auto signature = string_at(*block, "signature"); !signature.empty()) {
       open.signature = signature;
-      emit(stream::signature_delta(open.index, signature));
+      emit_delta(open.index, AMP_DELTA_SIGNATURE, signature);
     }
   } else if (type == "redacted_thinking") {
     // Arrives whole: the opaque data must go back to the API exactly as received.
     open.kind = BlockKind::redacted_thinking;
     open.text = string_at(*block, "data");
     emit(stream::block_start(open.index, json::object{{"type", "redacted_thinking"}}));
-    emit(stream::redacted_thinking_delta(open.index, open.text));
+    emit_delta(open.index, AMP_DELTA_REDACTED_THINKING, open.text);
   } else if (type == "tool_use") {
     open.kind = BlockKind::tool_call;
     open.id = string_at(*block, "id");
@@ -214,9 +258,8 @@ void StreamTranslator::block_start(const json::object &event) {
   open_.emplace(anthropic_index, std::move(open));
 }
 
-StreamTranslator::OpenBlock &StreamTranslator::open_block(const json::object &event,
+StreamTranslator::OpenBlock &StreamTranslator::open_block(std::int64_t anthropic_index,
                                                           std::string_view what) {
-  const std::int64_t anthropic_index = index_of(event);
   auto it = open_.find(anthropic_index);
   if (it == open_.end())
     stream_fail(std::string(what) + " for content block " + std::to_string(anthropic_index) +
@@ -225,13 +268,26 @@ StreamTranslator::OpenBlock &StreamTranslator::open_block(const json::object &ev
 }
 
 void StreamTranslator::block_delta(const json::object &event) {
-  OpenBlock &block = open_block(event, "content_block_delta");
+  const std::int64_t anthropic_index = index_of(event);
   const json::object *delta = object_at(event, "delta");
   if (!delta) stream_fail("content_block_delta has no delta");
   const std::string_view type = string_at(*delta, "type");
+  std::string_view payload;
+  if (type == "text_delta") payload = string_at(*delta, "text");
+  else if (type == "thinking_delta") payload = string_at(*delta, "thinking");
+  else if (type == "signature_delta") payload = string_at(*delta, "signature");
+  else if (type == "input_json_delta") payload = string_at(*delta, "partial_json");
+  apply_delta(anthropic_index, type, payload);
+}
+
+// One delta, whichever way it was read. `payload` is the delta's one string field ("" when
+// the event had none, which is ignored as an empty delta is).
+void StreamTranslator::apply_delta(std::int64_t anthropic_index, std::string_view type,
+                                   std::string_view payload) {
+  OpenBlock &block = open_block(anthropic_index, "content_block_delta");
   if (block.kind == BlockKind::passthrough) {
     // Server-side tool blocks stream their input like tool_use does; it completes the raw block.
-    if (type == "input_json_delta") block.partial_json += string_at(*delta, "partial_json");
+    if (type == "input_json_delta") block.partial_json += payload;
     return;
   }
   auto expect = [&](BlockKind kind) {
@@ -240,28 +296,24 @@ void StreamTranslator::block_delta(const json::object &event) {
   };
   if (type == "text_delta") {
     expect(BlockKind::text);
-    const std::string_view text = string_at(*delta, "text");
-    if (text.empty()) return;
-    block.text += text;
-    emit(stream::text_delta(block.index, text));
+    if (payload.empty()) return;
+    block.text += payload;
+    emit_delta(block.index, AMP_DELTA_TEXT, payload);
   } else if (type == "thinking_delta") {
     expect(BlockKind::thinking);
-    const std::string_view thinking = string_at(*delta, "thinking");
-    if (thinking.empty()) return;
-    block.text += thinking;
-    emit(stream::thinking_delta(block.index, thinking));
+    if (payload.empty()) return;
+    block.text += payload;
+    emit_delta(block.index, AMP_DELTA_THINKING, payload);
   } else if (type == "signature_delta") {
     expect(BlockKind::thinking);
-    const std::string_view signature = string_at(*delta, "signature");
-    if (signature.empty()) return;
-    block.signature += signature;
-    emit(stream::signature_delta(block.index, signature));
+    if (payload.empty()) return;
+    block.signature += payload;
+    emit_delta(block.index, AMP_DELTA_SIGNATURE, payload);
   } else if (type == "input_json_delta") {
     expect(BlockKind::tool_call);
-    const std::string_view partial = string_at(*delta, "partial_json");
-    if (partial.empty()) return;  // the API opens every tool input with an empty fragment
-    block.partial_json += partial;
-    emit(stream::tool_input_delta(block.index, partial));
+    if (payload.empty()) return;  // the API opens every tool input with an empty fragment
+    block.partial_json += payload;
+    emit_delta(block.index, AMP_DELTA_TOOL_INPUT, payload);
   }
   // citations_delta and newer delta types carry nothing the unified blocks hold.
 }
@@ -304,11 +356,12 @@ amplifier::ContentBlock StreamTranslator::finished_block(OpenBlock &block) {
 
 void StreamTranslator::block_stop(const json::object &event) {
   const std::int64_t anthropic_index = index_of(event);
-  OpenBlock &block = open_block(event, "content_block_stop");
+  OpenBlock &block = open_block(anthropic_index, "content_block_stop");
   const std::size_t index = block.index;
-  const amplifier::ContentBlock complete = finished_block(block);
+  amplifier::ContentBlock complete = finished_block(block);
   open_.erase(anthropic_index);
   emit(stream::block_end(index, complete));
+  finished_.emplace(index, std::move(complete));  // the text's one copy, kept for the response
 }
 
 void StreamTranslator::message_delta(const json::object &event) {
@@ -337,7 +390,11 @@ void StreamTranslator::emit_usage() { emit(stream::usage(usage_)); }
 
 amplifier::ChatResponse StreamTranslator::take_response(std::string_view provider_id) {
   if (!complete_) stream_fail("the stream ended before message_stop");
-  amplifier::ChatResponse response = assembler_.finish();
+  amplifier::ChatResponse response;
+  response.content.reserve(finished_.size());
+  for (auto &[index, block] : finished_) response.content.push_back(std::move(block));
+  finished_.clear();
+  response.tool_calls = amplifier::collect_tool_calls(response.content);
   if (usage_seen_) response.usage = usage_;
   response.finish_reason = stop_reason_;
   json::object metadata{

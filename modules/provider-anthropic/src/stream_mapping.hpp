@@ -14,10 +14,16 @@
 //   error                    -> a typed KernelError (overloaded_error -> overloaded, ...)
 // A non-streamed Message (stream: false) is replayed through the same steps, so both paths
 // produce the same events and the same ChatResponse.
+//
+// The hot path: a content_block_delta is read without a DOM (transport::JsonFieldReader, no
+// allocation once its buffers have grown) and goes out as a typed delta (ABI 1.2); each block's
+// text is kept once, here, and the ChatResponse is built from it.
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
 #include "amplifier/stream.hpp"
+#include "amplifier/transport/json_fields.hpp"
+#include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
 
@@ -43,9 +49,13 @@ using StreamErrorMapper = std::function<amplifier::KernelError(std::string_view 
 class StreamTranslator {
  public:
   using EventSink = std::function<void(const boost::json::object &event)>;
+  using DeltaSink =
+      std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 
-  // `sink` receives every ABI stream event, in order, on the thread that feeds the translator.
-  StreamTranslator(EventSink sink, StreamErrorMapper map_error);
+  // `sink` receives every ABI stream event, in order, on the thread that feeds the translator;
+  // `deltas`, when given, receives the deltas typed instead (with no JSON), in the same order
+  // relative to the events. Without it the deltas come to `sink` as their JSON events.
+  StreamTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas = {});
 
   // One SSE event: `event_type` is its `event:` field (used when the data has no "type").
   // Throws amplifier::KernelException: the vendor's error for an error event, kind `stream`
@@ -82,6 +92,11 @@ class StreamTranslator {
   };
 
   void emit(const boost::json::object &event);
+  void emit_delta(std::size_t index, amp_delta_kind kind, std::string_view text);
+  // A content_block_delta read straight from its text, or nullopt when it is some other event.
+  bool fast_delta(std::string_view event_type, std::string_view data);
+  void apply_delta(std::int64_t anthropic_index, std::string_view delta_type,
+                   std::string_view payload);
   void message_start(const boost::json::object &event);
   void block_start(const boost::json::object &event);
   void block_delta(const boost::json::object &event);
@@ -89,13 +104,23 @@ class StreamTranslator {
   void message_delta(const boost::json::object &event);
   void message_stop();
   void emit_usage();
-  OpenBlock &open_block(const boost::json::object &event, std::string_view what);
+  OpenBlock &open_block(std::int64_t anthropic_index, std::string_view what);
   amplifier::ContentBlock finished_block(OpenBlock &block);
+
+  // The fields of an SSE payload the hot path reads.
+  struct DeltaFields {
+    explicit DeltaFields(amplifier::transport::JsonFieldReader &reader);
+    amplifier::transport::JsonFieldReader::Field type, index, delta_type, text, thinking,
+        signature, partial_json;
+  };
 
   EventSink sink_;
   StreamErrorMapper map_error_;
-  amplifier::ResponseAssembler assembler_;
+  DeltaSink deltas_;
+  amplifier::transport::JsonFieldReader reader_;
+  DeltaFields fields_{reader_};
   std::map<std::int64_t, OpenBlock> open_;  // by Anthropic's index
+  std::map<std::size_t, amplifier::ContentBlock> finished_;  // by our index, as they ended
   std::size_t next_index_ = 0;
   amplifier::Usage usage_;
   bool usage_seen_ = false;

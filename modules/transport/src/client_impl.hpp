@@ -4,9 +4,11 @@
 #include "amplifier/transport/http_client.hpp"
 #include "asio_types.hpp"
 #include "connection.hpp"
+#include "tls_setup.hpp"
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
@@ -25,8 +27,8 @@ class HttpClient::Impl : public std::enable_shared_from_this<HttpClient::Impl> {
   boost::asio::io_context &io;
   detail::Strand strand;
   const HttpClientOptions options;
-  detail::ssl::context tls_context;
-  std::optional<KernelError> tls_setup_error;  // reported by every https request
+  // The TLS context, made on the first https request (tls_setup.hpp, shared_tls_context).
+  const detail::SharedTlsContext &tls();
   detail::ConnectionPool pool;
   std::atomic<std::size_t> connections_opened{0};
 
@@ -39,6 +41,8 @@ class HttpClient::Impl : public std::enable_shared_from_this<HttpClient::Impl> {
  private:
   std::unordered_map<const Cancellable *, std::weak_ptr<Cancellable>> running_;
   bool shut_down_ = false;
+  std::once_flag tls_once_;
+  detail::SharedTlsContext tls_;
 };
 
 }  // namespace amplifier::transport

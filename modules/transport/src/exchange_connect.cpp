@@ -51,7 +51,7 @@ std::optional<KernelError> Exchange::plan_route() {
   std::string problem;
   auto target = parse_endpoint(request_.url, problem);
   if (!target) return transport_failure(ErrorKind::configuration, problem);
-  if (target->tls && client_->tls_setup_error) return client_->tls_setup_error;
+  if (target->tls && client_->tls().error) return client_->tls().error;
   route_.target = std::move(*target);
   route_.pool_key = route_.target.scheme + "://" + host_and_port(route_.target);
 
@@ -143,7 +143,7 @@ asio::awaitable<std::optional<KernelError>> Exchange::open_tunnel() {
 }
 
 asio::awaitable<std::optional<KernelError>> Exchange::start_tls() {
-  TlsStream &stream = connection_->start_tls(client_->tls_context);
+  TlsStream &stream = connection_->start_tls(*client_->tls().context);
   const bool verify = client_->options.tls.verify_peer;
   if (auto failure = prepare_tls_stream(stream, route_.target.host, route_.target.host_is_ip, verify))
     co_return failure;

@@ -13,12 +13,17 @@ HttpClient::Impl::Impl(boost::asio::io_context &io_context, HttpClientOptions cl
     : io(io_context),
       strand(boost::asio::make_strand(io_context)),
       options(std::move(client_options)),
-      tls_context(detail::ssl::context::tls_client),
       pool(options.max_idle_connections_per_host, options.idle_connection_ttl) {
-  tls_setup_error = detail::configure_tls_context(tls_context, options.tls);
-  if (tls_setup_error) log(LogLevel::error, tls_setup_error->message);
   if (!options.tls.verify_peer)
     log(LogLevel::warning, "TLS certificate verification is disabled for this HTTP client");
+}
+
+const detail::SharedTlsContext &HttpClient::Impl::tls() {
+  std::call_once(tls_once_, [this] {
+    tls_ = detail::shared_tls_context(options.tls);
+    if (tls_.error) log(LogLevel::error, tls_.error->message);
+  });
+  return tls_;
 }
 
 CancelHandle HttpClient::Impl::start(HttpRequest request, ResponseHandlers handlers) {

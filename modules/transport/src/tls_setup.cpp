@@ -6,6 +6,11 @@
 
 #include <openssl/ssl.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
 namespace amplifier::transport::detail {
 
 std::optional<KernelError> configure_tls_context(ssl::context &context, const TlsOptions &options) {
@@ -19,6 +24,18 @@ std::optional<KernelError> configure_tls_context(ssl::context &context, const Tl
   return transport_failure(ErrorKind::configuration,
                            "TLS setup failed (CA file '" + options.extra_ca_file +
                                "'): " + error.message());
+}
+
+SharedTlsContext shared_tls_context(const TlsOptions &options) {
+  static std::mutex mutex;
+  static std::map<std::pair<bool, std::string>, std::weak_ptr<ssl::context>> contexts;
+  std::lock_guard lock(mutex);
+  auto &slot = contexts[{options.verify_peer, options.extra_ca_file}];
+  if (auto live = slot.lock()) return {std::move(live), std::nullopt};
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  if (auto error = configure_tls_context(*context, options)) return {nullptr, std::move(error)};
+  slot = context;
+  return {std::move(context), std::nullopt};
 }
 
 std::optional<KernelError> prepare_tls_stream(TlsStream &stream, const std::string &host,
