@@ -14,9 +14,10 @@ namespace {
 void print(const char *label, const amp_test::ManySessionsReport &r) {
   fmt::print("{:>14}: {} completed, {} failed; wall {:.0f} ms (setup {:.0f} ms); peak RSS {:.1f} MB; "
              "threads {} ({} of them the harness's); delta->hook p50 {:.0f} us, p99 {:.0f} us, "
-             "max {:.0f} us",
+             "max {:.0f} us, p99 after each session's first 10 deltas {:.0f} us",
              label, r.completed, r.failures.size(), r.wall_ms, r.setup_ms, r.peak_rss_kb / 1024.0,
-             r.peak_threads, r.harness_threads, r.latency_p50_us, r.latency_p99_us, r.latency_max_us);
+             r.peak_threads, r.harness_threads, r.latency_p50_us, r.latency_p99_us, r.latency_max_us,
+             r.latency_p99_steady_us);
   if (r.deltas_during_slow_tool)
     fmt::print("; while the slow tool ran: {} deltas, p99 {:.0f} us", r.deltas_during_slow_tool,
                r.latency_p99_during_slow_tool_us);

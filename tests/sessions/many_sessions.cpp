@@ -259,11 +259,13 @@ ManySessionsReport run_many_sessions(const ManySessionsOptions &options) {
   report.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   report.peak_threads = sampler.stop();
 
-  std::vector<std::int64_t> latencies, during_slow_tool;
+  std::vector<std::int64_t> latencies, steady, during_slow_tool;
   for (int i = 0; i < total; ++i) {
     const auto &probe = probes[static_cast<std::size_t>(i)];
     report.deltas_seen += probe.latencies_ns.size();
     latencies.insert(latencies.end(), probe.latencies_ns.begin(), probe.latencies_ns.end());
+    if (probe.latencies_ns.size() > 10)
+      steady.insert(steady.end(), probe.latencies_ns.begin() + 10, probe.latencies_ns.end());
     if (i < options.sessions && options.slow_tool_sessions > 0)
       for (std::size_t k = 0; k < probe.arrivals_ns.size(); ++k)
         if (probe.arrivals_ns[k] >= slow_tool_from && probe.arrivals_ns[k] <= slow_tool_to)
@@ -280,6 +282,7 @@ ManySessionsReport run_many_sessions(const ManySessionsOptions &options) {
   report.latency_p50_us = percentile(latencies, 0.50);
   report.latency_p99_us = percentile(latencies, 0.99);
   report.latency_max_us = percentile(latencies, 1.0);
+  report.latency_p99_steady_us = percentile(steady, 0.99);
   report.deltas_during_slow_tool = during_slow_tool.size();
   report.latency_p99_during_slow_tool_us = percentile(during_slow_tool, 0.99);
   for (auto &session : sessions) session->cleanup();

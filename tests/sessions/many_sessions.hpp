@@ -33,6 +33,9 @@ struct ManySessionsReport {
   double latency_p50_us = 0;               // server send -> hook, over every delta
   double latency_p99_us = 0;
   double latency_max_us = 0;
+  // The same without each session's first 10 deltas, which share the start-up with a thousand
+  // connections opening.
+  double latency_p99_steady_us = 0;
   // Delta latency of the ordinary sessions while a slow tool was running (slow_tool_sessions).
   double latency_p99_during_slow_tool_us = 0;
   std::uint64_t deltas_during_slow_tool = 0;

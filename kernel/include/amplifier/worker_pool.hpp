@@ -22,7 +22,7 @@ class WorkerPool {
 
   struct Options {
     std::size_t core_threads = 0;  // 0: the machine's cores, at least 2
-    std::chrono::milliseconds stall_threshold{5};
+    std::chrono::milliseconds stall_threshold{20};
     std::chrono::milliseconds idle_timeout{10'000};
   };
 

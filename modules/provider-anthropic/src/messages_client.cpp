@@ -65,7 +65,8 @@ KernelError missing_api_key() {
 MessagesClient::MessagesClient(amp::sdk::Host host, std::shared_ptr<const AnthropicConfig> config)
     : host_(host),
       config_(std::move(config)),
-      executor_(amplifier::module_support::BackgroundExecutor::acquire()),
+      // One I/O thread per core: every exchange runs on its client's strand.
+      executor_(amplifier::module_support::BackgroundExecutor::acquire(0)),
       log_gate_(std::make_shared<LogGate>()) {
   http_ = std::make_unique<transport::HttpClient>(executor_->context(),
                                                   client_options(*config_, host_log(host_, log_gate_)));

@@ -1,34 +1,42 @@
 #include "amplifier/module_support/background_executor.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <exception>
 
 namespace amplifier::module_support {
 
-std::shared_ptr<BackgroundExecutor> BackgroundExecutor::acquire() {
+std::shared_ptr<BackgroundExecutor> BackgroundExecutor::acquire(std::size_t threads) {
   static std::mutex mutex;
   static std::weak_ptr<BackgroundExecutor> current;
   std::lock_guard lock(mutex);
   if (auto live = current.lock()) return live;
-  auto fresh = std::make_shared<BackgroundExecutor>();
+  auto fresh = std::make_shared<BackgroundExecutor>(threads);
   current = fresh;
   return fresh;
 }
 
-BackgroundExecutor::BackgroundExecutor() : state_(std::make_shared<State>()) {}
+BackgroundExecutor::BackgroundExecutor(std::size_t threads)
+    : state_(std::make_shared<State>()),
+      thread_count_(threads != 0 ? threads
+                                 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)) {}
 
 BackgroundExecutor::~BackgroundExecutor() {
   state_->keep_alive.reset();  // run() returns once the queued and pending work is done
-  if (!thread_.joinable()) return;
-  if (thread_.get_id() == std::this_thread::get_id()) {
-    thread_.detach();  // see State: the thread keeps the io_context alive until it returns
-  } else {
-    thread_.join();
+  for (std::thread &thread : threads_) {
+    if (thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();  // see State: the thread keeps the io_context alive until it returns
+    } else {
+      thread.join();
+    }
   }
 }
 
 boost::asio::io_context &BackgroundExecutor::context() {
-  std::call_once(started_, [this] { thread_ = std::thread([state = state_] { run(state); }); });
+  std::call_once(started_, [this] {
+    for (std::size_t i = 0; i < thread_count_; ++i)
+      threads_.emplace_back([state = state_] { run(state); });
+  });
   return state_->io;
 }
 

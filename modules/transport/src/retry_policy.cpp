@@ -1,6 +1,7 @@
 #include "amplifier/transport/retry_policy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace amplifier::transport {
@@ -19,6 +20,16 @@ boost::json::object to_json(const RetryNotice &notice) {
   out.emplace("delay", static_cast<double>(notice.delay.count()) / 1000.0);
   out.emplace("error", to_json(notice.error));
   return out;
+}
+
+std::uint64_t RetryPolicy::fresh_seed() {
+  static const std::uint64_t process_seed = std::random_device{}();
+  static std::atomic<std::uint64_t> counter{0};
+  // splitmix64 of a counter: distinct, well mixed seeds from one entropy read per process.
+  std::uint64_t z = process_seed + 0x9E3779B97F4A7C15ULL * (counter.fetch_add(1) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
 }
 
 RetryPolicy::RetryPolicy(RetryOptions options, std::uint64_t seed)

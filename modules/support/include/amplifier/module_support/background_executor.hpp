@@ -1,6 +1,7 @@
-// One boost::asio::io_context served by one background thread, shared by every instance of a
-// module library that needs timers or asynchronous I/O, so a module carries any number of
-// concurrent calls without a thread per call.
+// One boost::asio::io_context served by background threads (one, or one per core for a module
+// whose handlers are strand-safe), shared by every instance of a module library that needs
+// timers or asynchronous I/O, so a module carries any number of concurrent calls without a
+// thread per call.
 //
 // Scope: the support library is linked statically into each module library with hidden
 // symbols, so "shared" means shared by the instances of ONE module library.
@@ -22,20 +23,24 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 namespace amplifier::module_support {
 
 class BackgroundExecutor {
  public:
-  // The library-wide executor: the live one if any owner holds it, else a new one.
-  static std::shared_ptr<BackgroundExecutor> acquire();
+  // The library-wide executor: the live one if any owner holds it, else a new one with
+  // `threads` threads (0: one per core, at most 4). Only a library whose handlers may run on
+  // several threads at once (everything per call on a strand, as the transport does) asks for
+  // more than one.
+  static std::shared_ptr<BackgroundExecutor> acquire(std::size_t threads = 1);
 
-  BackgroundExecutor();
+  explicit BackgroundExecutor(std::size_t threads = 1);
   ~BackgroundExecutor();
   BackgroundExecutor(const BackgroundExecutor &) = delete;
   BackgroundExecutor &operator=(const BackgroundExecutor &) = delete;
 
-  // The io_context; starts the thread on first use. Thread-safe.
+  // The io_context; starts the threads on first use. Thread-safe.
   boost::asio::io_context &context();
 
   // True when called from the executor's own thread (handlers run there).
@@ -53,8 +58,9 @@ class BackgroundExecutor {
   static void run(const std::shared_ptr<State> &state) noexcept;
 
   std::shared_ptr<State> state_;
+  std::size_t thread_count_;
   std::once_flag started_;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace amplifier::module_support

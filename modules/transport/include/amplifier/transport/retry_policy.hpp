@@ -43,7 +43,10 @@ boost::json::object to_json(const RetryNotice &notice);
 
 class RetryPolicy {
  public:
-  explicit RetryPolicy(RetryOptions options = {}, std::uint64_t seed = std::random_device{}());
+  // The default seed differs per policy without reading the system's entropy for each call
+  // (std::random_device costs microseconds, and every request makes a policy).
+  explicit RetryPolicy(RetryOptions options = {}, std::uint64_t seed = fresh_seed());
+  static std::uint64_t fresh_seed();
 
   // `retries_done` is how many retries were already made (0 after the first failure).
   // Never retries once streamed content has reached the user (`content_delivered`), nor an
