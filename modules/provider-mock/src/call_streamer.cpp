@@ -139,7 +139,9 @@ void CallStreamer::advance(const CallPtr &call, const TablePtr &table) {
     return;
   }
   if (call->next_event < call->plan.events.size()) {
-    call->host.call_event(call->id, call->plan.events[call->next_event++]);
+    const StreamStep &step = call->plan.events[call->next_event++];
+    if (step.is_delta()) call->host.emit_delta(call->id, step.index, step.kind, step.text);
+    else call->host.call_event(call->id, step.event_json);
     call->due = now + call->delta_delay;
     wait_until(call, table, call->due);
     return;
@@ -148,8 +150,13 @@ void CallStreamer::advance(const CallPtr &call, const TablePtr &table) {
 }
 
 void CallStreamer::wait_until(const CallPtr &call, const TablePtr &table, Clock::time_point when) {
-  // Even a zero delay goes through the timer: the completion is queued behind the other
-  // calls' handlers, so concurrent calls interleave and a cancel can land between deltas.
+  // Even without a delay the next step is queued behind the other calls' handlers, so
+  // concurrent calls interleave and a cancel can land between deltas; a post does that without
+  // arming a timer (two system calls each).
+  if (when <= Clock::now()) {
+    boost::asio::post(call->timer.get_executor(), [call, table] { advance(call, table); });
+    return;
+  }
   call->timer.expires_at(when);
   call->timer.async_wait([call, table](const boost::system::error_code &) {
     advance(call, table);  // also after operation_aborted: a cancel wakes the call this way

@@ -73,26 +73,30 @@ class EventRecorder {
  public:
   void emit(const json::object &event) {
     assembler_.feed(event);
-    events_.push_back(json::serialize(event));
+    events_.push_back(StreamStep{json::serialize(event)});
+  }
+  void delta(std::size_t index, amp_delta_kind kind, std::string_view text) {
+    assembler_.feed_delta(index, kind, text);
+    events_.push_back(StreamStep{{}, static_cast<std::uint32_t>(index), kind, std::string(text)});
   }
   void end_block(std::size_t index) {
     const amplifier::ContentBlock *block = assembler_.feed(amplifier::stream::block_end(index));
-    events_.push_back(json::serialize(amplifier::stream::block_end(index, *block)));
+    events_.push_back(StreamStep{json::serialize(amplifier::stream::block_end(index, *block))});
   }
   amplifier::ChatResponse finish() { return assembler_.finish(); }
-  std::vector<std::string> take_events() { return std::move(events_); }
+  std::vector<StreamStep> take_events() { return std::move(events_); }
 
  private:
   amplifier::ResponseAssembler assembler_;
-  std::vector<std::string> events_;
+  std::vector<StreamStep> events_;
 };
 
 void stream_thinking(EventRecorder &out, std::size_t index, std::string_view thinking,
                      const std::optional<std::string> &signature, std::size_t chunk) {
   namespace s = amplifier::stream;
   out.emit(s::thinking_start(index));
-  for (auto piece : split_utf8(thinking, chunk)) out.emit(s::thinking_delta(index, piece));
-  if (signature) out.emit(s::signature_delta(index, *signature));
+  for (auto piece : split_utf8(thinking, chunk)) out.delta(index, AMP_DELTA_THINKING, piece);
+  if (signature) out.delta(index, AMP_DELTA_SIGNATURE, *signature);
   out.end_block(index);
 }
 
@@ -100,7 +104,7 @@ void stream_text(EventRecorder &out, std::size_t index, std::string_view text,
                  std::size_t chunk) {
   namespace s = amplifier::stream;
   out.emit(s::text_start(index));
-  for (auto piece : split_utf8(text, chunk)) out.emit(s::text_delta(index, piece));
+  for (auto piece : split_utf8(text, chunk)) out.delta(index, AMP_DELTA_TEXT, piece);
   out.end_block(index);
 }
 
@@ -109,7 +113,7 @@ void stream_tool_call(EventRecorder &out, std::size_t index,
   namespace s = amplifier::stream;
   out.emit(s::tool_call_start(index, call.id, call.name));
   const std::string input_json = json::serialize(call.input);
-  for (auto piece : split_utf8(input_json, chunk)) out.emit(s::tool_input_delta(index, piece));
+  for (auto piece : split_utf8(input_json, chunk)) out.delta(index, AMP_DELTA_TOOL_INPUT, piece);
   out.end_block(index);
 }
 

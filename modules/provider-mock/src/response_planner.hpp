@@ -18,9 +18,19 @@
 
 namespace provider_mock {
 
+// One step of a planned stream: a JSON event (block start or end, usage), or a delta, which
+// goes to the host typed (ABI 1.2), with no JSON.
+struct StreamStep {
+  std::string event_json;  // empty for a delta
+  std::uint32_t index = 0;
+  amp_delta_kind kind = AMP_DELTA_TEXT;
+  std::string text;        // a delta's text
+  bool is_delta() const { return event_json.empty(); }
+};
+
 struct PlannedCall {
   std::chrono::milliseconds first_delay{0};
-  std::vector<std::string> events;  // serialized stream events, in order
+  std::vector<StreamStep> events;  // in order
   amp_status status = AMP_OK;
   std::string terminal_payload;     // ChatResponse JSON, or the error JSON
 };
