@@ -101,11 +101,63 @@ void ContextEngine::listen_for_usage() {
 void ContextEngine::load(std::vector<Entry> history) {
   std::lock_guard lock(mutex_);
   entries_ = std::move(history);
+  caches_.clear();
 }
 
 void ContextEngine::set_fallback_origin(std::optional<Origin> origin) {
   std::lock_guard lock(mutex_);
   fallback_origin_ = std::move(origin);
+  for (EntryCache &cache : caches_) cache.checked_for.clear();  // origins may read differently
+}
+
+namespace {
+
+// Who a request goes to, as a cache key: requests to the same provider module keep the same
+// blocks.
+std::string target_key(const Origin &target) {
+  return target.module.value_or("") + "/" + target.provider;
+}
+
+}  // namespace
+
+void ContextEngine::fill_caches() const {
+  caches_.reserve(entries_.size());
+  for (std::size_t i = caches_.size(); i < entries_.size(); ++i)
+    caches_.push_back(EntryCache{json::serialize(entries_[i].message),
+                                 estimate_message_tokens(entries_[i].message), {}, false});
+}
+
+ContextEngine::FastShape ContextEngine::fast_shape(const std::optional<ProviderFacts> &target) {
+  fill_caches();
+  FastShape shape{true, 0};
+  const std::string key = target ? target_key(target->identity) : std::string();
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    EntryCache &cache = caches_[i];
+    if (target && cache.checked_for != key) {
+      // One entry through the same adaptation the slow path applies: no degradation means
+      // it goes as it is stored.
+      cache.unchanged =
+          adapt_for_provider({entries_[i]}, target->identity, fallback_origin_).degradations.empty();
+      cache.checked_for = key;
+    }
+    if (target && !cache.unchanged) shape.possible = false;
+    shape.message_tokens += cache.tokens;
+  }
+  return shape;
+}
+
+std::string ContextEngine::joined_messages() const {
+  std::size_t size = 2;
+  for (const EntryCache &cache : caches_) size += cache.json.size() + 1;
+  std::string out;
+  out.reserve(size);
+  out.push_back('[');
+  for (std::size_t i = 0; i < caches_.size(); ++i) {
+    if (i) out.push_back(',');
+    out += caches_[i].json;
+  }
+  out.push_back(']');
+  return out;
 }
 
 Entry ContextEngine::entry_for(json::value message) const {
@@ -123,13 +175,9 @@ void ContextEngine::add_message(std::string_view message_json) {
 }
 
 std::string ContextEngine::messages_json() const {
-  json::array messages;
-  {
-    std::lock_guard lock(mutex_);
-    messages.reserve(entries_.size());
-    for (const Entry &entry : entries_) messages.push_back(entry.message);
-  }
-  return json::serialize(messages);
+  std::lock_guard lock(mutex_);
+  fill_caches();
+  return joined_messages();  // what serialising the array gives, from texts made once
 }
 
 void ContextEngine::set_messages(std::string_view messages_json) {
@@ -142,6 +190,7 @@ void ContextEngine::set_messages(std::string_view messages_json) {
     messages.push_back(normalize(parsed.get_array()[i], "messages[" + std::to_string(i) + "]"));
 
   std::lock_guard lock(mutex_);  // replaced all at once, or not at all
+  caches_.clear();
   std::vector<Entry> replacement;
   replacement.reserve(messages.size());
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -158,6 +207,7 @@ void ContextEngine::clear() {
   std::lock_guard lock(mutex_);
   if (store_) store_->replace({});
   entries_.clear();
+  caches_.clear();
 }
 
 std::size_t ContextEngine::size() const {
@@ -168,11 +218,21 @@ std::size_t ContextEngine::size() const {
 std::string ContextEngine::messages_for_request(std::string_view request_json) {
   const RequestHints hints = parse_request_hints(request_json);
   const std::optional<ProviderFacts> target = target_of(hints);
-  json::array messages = shape_for(target);
-
   const TokenBudget budget = compute_budget(settings_, hints.context_window, hints.max_output_tokens,
                                             target ? target->limits : ProviderLimits{});
   const std::int64_t overhead = calibration_.overhead();
+  {
+    // The usual request: every message goes as stored and nothing needs compacting. It costs
+    // the copy of texts serialised once, when each message arrived.
+    std::lock_guard lock(mutex_);
+    select_target(target);
+    const FastShape shape = fast_shape(target);
+    if (shape.possible && shape.message_tokens + overhead <= budget.trigger) {
+      calibration_.request_sent(shape.message_tokens);
+      return joined_messages();
+    }
+  }
+  json::array messages = shape_for(target);
   const std::int64_t estimate = estimate_request_tokens(messages, overhead);
   if (estimate > budget.trigger) messages = compact(std::move(messages), budget, overhead, estimate);
   calibration_.request_sent(estimate_request_tokens(messages, 0));
@@ -218,7 +278,14 @@ ContextEngine::ProviderFacts ContextEngine::look_up_provider(const std::string &
   return facts;
 }
 
-// The history as the target can take it, plus the bookkeeping of who is being called.
+// Who is being called: assistant messages from now on are theirs, and a store records it.
+void ContextEngine::select_target(const std::optional<ProviderFacts> &target) {
+  if (!target) return;
+  current_origin_ = target->identity;
+  if (store_) store_->provider_selected(target->identity);
+}
+
+// The history as the target can take it (the slow path: DOM copies, degradations reported).
 json::array ContextEngine::shape_for(const std::optional<ProviderFacts> &target) {
   std::vector<Degradation> degradations;
   json::array messages;
@@ -229,8 +296,6 @@ json::array ContextEngine::shape_for(const std::optional<ProviderFacts> &target)
       for (const Entry &entry : entries_) messages.push_back(entry.message);
       return messages;
     }
-    current_origin_ = target->identity;
-    if (store_) store_->provider_selected(target->identity);
     Adaptation adaptation = adapt_for_provider(entries_, target->identity, fallback_origin_);
     messages = std::move(adaptation.messages);
     degradations = std::move(adaptation.degradations);

@@ -76,7 +76,26 @@ class ContextEngine {
     ProviderLimits limits;
   };
 
+  // What an entry costs once rather than on every request (filled lazily, under the mutex,
+  // dropped with the history it describes): its JSON text, its token estimate, and whether
+  // it goes to `checked_for` (a target key) unchanged.
+  struct EntryCache {
+    std::string json;
+    std::int64_t tokens = 0;
+    std::string checked_for;
+    bool unchanged = false;
+  };
+  // A request whose every message goes unchanged needs no DOM at all: the cached texts joined.
+  struct FastShape {
+    bool possible = false;
+    std::int64_t message_tokens = 0;
+  };
+
   Entry entry_for(boost::json::value message) const;
+  void fill_caches() const;  // with the mutex held
+  FastShape fast_shape(const std::optional<ProviderFacts> &target);  // with the mutex held
+  std::string joined_messages() const;  // with the mutex held
+  void select_target(const std::optional<ProviderFacts> &target);  // with the mutex held
   std::optional<ProviderFacts> target_of(const RequestHints &hints);
   ProviderFacts look_up_provider(const std::string &name) const;
   boost::json::array shape_for(const std::optional<ProviderFacts> &target);
@@ -94,6 +113,7 @@ class ContextEngine {
 
   mutable std::mutex mutex_;  // guards the fields below and every call into store_
   std::vector<Entry> entries_;
+  mutable std::vector<EntryCache> caches_;  // parallel to entries_, possibly shorter
   std::optional<transcript::Origin> current_origin_;   // stamps assistant messages
   std::optional<transcript::Origin> fallback_origin_;
   std::map<std::string, ProviderFacts> providers_;            // by mount name
