@@ -72,9 +72,21 @@ providers:
 )", responses);
 }
 
+// The same loop on tests/test-modules/provider-c-typed: a provider that reads nothing of the
+// request and streams a fixed answer, so what remains is the kernel, the loop and the context.
+std::string bare_turn_plan() {
+  return R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-c-typed
+)";
+}
+
 amplifier::SessionOptions options() {
   amplifier::SessionOptions o;
-  o.module_path = {AMP_MODULE_DIR};
+  o.module_path = {AMP_MODULE_DIR, AMP_TEST_MODULE_DIR};
   return o;
 }
 
@@ -97,8 +109,8 @@ void bench_mount(int iterations, const fs::path &log_dir) {
              cold, s.median, s.p90);
 }
 
-Stats bench_turns(int turns, int noop_hooks) {
-  amplifier::Session session(amplifier::parse_mount_plan(turn_plan(), "bench"), options());
+Stats bench_turns(int turns, int noop_hooks, const std::string &plan = turn_plan()) {
+  amplifier::Session session(amplifier::parse_mount_plan(plan, "bench"), options());
   for (int i = 0; i < noop_hooks; ++i)
     session.hooks().register_handler("*", [](std::string_view, const boost::json::object &) {
       return amplifier::HookResult{};
@@ -198,6 +210,9 @@ int main(int argc, char **argv) {
       fmt::print("turn, loop-basic+mock, no hooks     median {:8.1f} us  p90 {:8.1f} us\n", plain.median, plain.p90);
       fmt::print("turn, loop-basic+mock, 10 no-op hooks median {:6.1f} us  p90 {:8.1f} us  (x{:.2f})\n",
                  hooked.median, hooked.p90, hooked.median / plain.median);
+      auto bare = bench_turns(iterations, 0, bare_turn_plan());
+      fmt::print("turn, loop-basic+C provider (no request parsing) median {:8.1f} us  p90 {:8.1f} us\n",
+                 bare.median, bare.p90);
     }
     if (wanted("hooks")) {
       bench_hooks(200000);

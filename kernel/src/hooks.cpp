@@ -203,7 +203,8 @@ struct HookEventAccess {
     e.standard_fields_ = !data.contains("session_id") && !data.contains("timestamp");
     data.reserve(data.size() + e.defaults_->fields.size() + 1);
     for (const auto &[key, value] : e.defaults_->fields) data.emplace(key, value);
-    data.emplace("timestamp", json::string_view(e.timestamp_, e.timestamp_length_));
+    const std::string_view stamp = e.timestamp();
+    data.emplace("timestamp", json::string_view(stamp.data(), stamp.size()));
     e.dom_ = std::move(data);
   }
   static void set_delta(HookEvent &e, std::uint32_t index, amp_delta_kind kind,
@@ -225,8 +226,12 @@ struct HookEventAccess {
 };
 
 HookEvent::HookEvent(std::string_view name, const Defaults &defaults)
-    : name_(name), defaults_(&defaults) {
-  timestamp_length_ = format_iso_timestamp(std::chrono::system_clock::now(), timestamp_);
+    : name_(name), defaults_(&defaults), time_(std::chrono::system_clock::now()) {}
+
+std::string_view HookEvent::timestamp() const noexcept {
+  // Only a handler that reads it pays for the formatting (a text printer never does).
+  if (timestamp_length_ == 0) timestamp_length_ = format_iso_timestamp(time_, timestamp_);
+  return {timestamp_, timestamp_length_};
 }
 
 std::string_view HookEvent::session_id() const noexcept { return defaults_->session_id; }

@@ -5,6 +5,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -93,7 +94,8 @@ class HookEvent {
   // the payload holds, at no cost.
   bool has_standard_fields() const noexcept { return standard_fields_; }
   std::string_view session_id() const noexcept;
-  std::string_view timestamp() const noexcept { return {timestamp_, timestamp_length_}; }
+  // Read from the clock when the event was made, written out on first use.
+  std::string_view timestamp() const noexcept;
 
   HookEvent(const HookEvent &) = delete;
   HookEvent &operator=(const HookEvent &) = delete;
@@ -107,8 +109,9 @@ class HookEvent {
 
   std::string_view name_;
   const Defaults *defaults_;
-  char timestamp_[32];
-  std::size_t timestamp_length_ = 0;
+  std::chrono::system_clock::time_point time_;
+  mutable char timestamp_[32];
+  mutable std::size_t timestamp_length_ = 0;
   bool has_delta_ = false;
   bool standard_fields_ = true;
   Delta delta_{};

@@ -65,10 +65,11 @@ KernelError missing_api_key() {
 MessagesClient::MessagesClient(amp::sdk::Host host, std::shared_ptr<const AnthropicConfig> config)
     : host_(host),
       config_(std::move(config)),
-      // One I/O thread per core: every exchange runs on its client's strand.
+      // One I/O thread per core; each instance keeps to one of them, so a stream is read,
+      // translated and reported on one thread, and sessions spread over the cores.
       executor_(amplifier::module_support::BackgroundExecutor::acquire(0)),
       log_gate_(std::make_shared<LogGate>()) {
-  http_ = std::make_unique<transport::HttpClient>(executor_->context(),
+  http_ = std::make_unique<transport::HttpClient>(executor_->next_context(),
                                                   client_options(*config_, host_log(host_, log_gate_)));
 }
 

@@ -1,7 +1,7 @@
 #include "amplifier/module_support/background_executor.hpp"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 
 namespace amplifier::module_support {
@@ -16,13 +16,14 @@ std::shared_ptr<BackgroundExecutor> BackgroundExecutor::acquire(std::size_t thre
   return fresh;
 }
 
-BackgroundExecutor::BackgroundExecutor(std::size_t threads)
-    : state_(std::make_shared<State>()),
-      thread_count_(threads != 0 ? threads
-                                 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4)) {}
+BackgroundExecutor::BackgroundExecutor(std::size_t threads) {
+  const std::size_t count =
+      threads != 0 ? threads : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+  for (std::size_t i = 0; i < count; ++i) states_.push_back(std::make_shared<State>());
+}
 
 BackgroundExecutor::~BackgroundExecutor() {
-  state_->keep_alive.reset();  // run() returns once the queued and pending work is done
+  for (auto &state : states_) state->keep_alive.reset();  // run() returns once work is done
   for (std::thread &thread : threads_) {
     if (thread.get_id() == std::this_thread::get_id()) {
       thread.detach();  // see State: the thread keeps the io_context alive until it returns
@@ -32,16 +33,26 @@ BackgroundExecutor::~BackgroundExecutor() {
   }
 }
 
-boost::asio::io_context &BackgroundExecutor::context() {
+void BackgroundExecutor::start_threads() {
   std::call_once(started_, [this] {
-    for (std::size_t i = 0; i < thread_count_; ++i)
-      threads_.emplace_back([state = state_] { run(state); });
+    for (const auto &state : states_) threads_.emplace_back([state] { run(state); });
   });
-  return state_->io;
+}
+
+boost::asio::io_context &BackgroundExecutor::context() {
+  start_threads();
+  return states_.front()->io;
+}
+
+boost::asio::io_context &BackgroundExecutor::next_context() {
+  start_threads();
+  return states_[next_.fetch_add(1, std::memory_order_relaxed) % states_.size()]->io;
 }
 
 bool BackgroundExecutor::running_in_this_thread() const noexcept {
-  return state_->io.get_executor().running_in_this_thread();
+  return std::any_of(states_.begin(), states_.end(), [](const std::shared_ptr<State> &state) {
+    return state->io.get_executor().running_in_this_thread();
+  });
 }
 
 void BackgroundExecutor::run(const std::shared_ptr<State> &state) noexcept {

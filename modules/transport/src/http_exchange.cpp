@@ -20,6 +20,10 @@ constexpr std::size_t kResponseHeaderLimit = 64 * 1024;
 // Body bytes handed to on_body per read at most. Small enough that 1,000 concurrent streams
 // stay cheap (the buffer lives in each exchange's coroutine frame).
 constexpr std::size_t kBodyReadSize = 8 * 1024;
+// How much one read(2) may take from the socket. Beast reads only what the connection's buffer
+// has room for, and an unreserved buffer has 512 bytes: a fast stream then costs a system call
+// per 512 bytes. Reserved capacity costs memory only where reads actually land.
+constexpr std::size_t kSocketReadSize = 64 * 1024;
 
 std::string milliseconds_text(std::chrono::milliseconds duration) {
   return std::to_string(duration.count()) + " ms";
@@ -145,6 +149,7 @@ asio::awaitable<Exchange::Outcome> Exchange::transfer(Stream &stream, bool reuse
   parser_->body_limit(boost::none);  // streams are long; the caller bounds what it keeps
   parser_->header_limit(kResponseHeaderLimit);
   if (message_.method() == http::verb::head) parser_->skip(true);
+  connection_->read_buffer().reserve(kSocketReadSize);
   auto [head_error, head_bytes] =
       co_await http::async_read_header(stream, connection_->read_buffer(), *parser_, use_tuple);
   if (aborted()) co_return Outcome{aborted()};

@@ -1,7 +1,8 @@
-// One boost::asio::io_context served by background threads (one, or one per core for a module
-// whose handlers are strand-safe), shared by every instance of a module library that needs
-// timers or asynchronous I/O, so a module carries any number of concurrent calls without a
-// thread per call.
+// Background threads, each running its own boost::asio::io_context, shared by every instance
+// of a module library that needs timers or asynchronous I/O, so a module carries any number of
+// concurrent calls without a thread per call. With one context per thread, whatever one
+// client starts stays on one thread (no hand-offs between threads for a stream), while many
+// clients spread over the cores.
 //
 // Scope: the support library is linked statically into each module library with hidden
 // symbols, so "shared" means shared by the instances of ONE module library.
@@ -19,6 +20,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,9 +32,7 @@ namespace amplifier::module_support {
 class BackgroundExecutor {
  public:
   // The library-wide executor: the live one if any owner holds it, else a new one with
-  // `threads` threads (0: one per core, at most 4). Only a library whose handlers may run on
-  // several threads at once (everything per call on a strand, as the transport does) asks for
-  // more than one.
+  // `threads` threads (0: one per core, at most 4).
   static std::shared_ptr<BackgroundExecutor> acquire(std::size_t threads = 1);
 
   explicit BackgroundExecutor(std::size_t threads = 1);
@@ -40,10 +40,12 @@ class BackgroundExecutor {
   BackgroundExecutor(const BackgroundExecutor &) = delete;
   BackgroundExecutor &operator=(const BackgroundExecutor &) = delete;
 
-  // The io_context; starts the threads on first use. Thread-safe.
+  // The first thread's io_context; starts the threads on first use. Thread-safe.
   boost::asio::io_context &context();
+  // One of the io_contexts, in turn: for a client that keeps to it for its whole life.
+  boost::asio::io_context &next_context();
 
-  // True when called from the executor's own thread (handlers run there).
+  // True when called from one of the executor's threads (handlers run there).
   bool running_in_this_thread() const noexcept;
 
  private:
@@ -56,9 +58,10 @@ class BackgroundExecutor {
         keep_alive{io.get_executor()};
   };
   static void run(const std::shared_ptr<State> &state) noexcept;
+  void start_threads();
 
-  std::shared_ptr<State> state_;
-  std::size_t thread_count_;
+  std::vector<std::shared_ptr<State>> states_;  // one io_context per thread
+  std::atomic<std::size_t> next_{0};
   std::once_flag started_;
   std::vector<std::thread> threads_;
 };

@@ -1,0 +1,123 @@
+// The comparison benchmark, all contenders in one run against the same loopback mock:
+// amplifier (jsonl and text output), the official @anthropic-ai/sdk, eventsource-parser and
+// raw node:http. Whole-process wall time (median of the repetitions, run round-robin so a
+// noisy neighbour hits everyone alike) and peak RSS (GNU time).
+// Usage: node run.mjs [--reps 9] [--big 50000] [--small 1000] [--tools 30] [--amplifier PATH]
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) =>
+  (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
+const reps = Number(args.reps ?? 9);
+const big = Number(args.big ?? 50000);
+const small = Number(args.small ?? 1000);
+const toolTurns = Number(args.tools ?? 30);
+const amplifier = path.resolve(args.amplifier ?? path.join(here, '../../build/host/amplifier'));
+if (!fs.existsSync(amplifier)) throw new Error(`no amplifier binary at ${amplifier} (build first)`);
+if (!fs.existsSync(path.join(here, 'node_modules'))) throw new Error('run scripts/install-bench-deps.sh first');
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'amp-peers-'));
+fs.writeFileSync(path.join(work, 'data.txt'), Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+
+async function startServer() {
+  const child = spawn(process.execPath, [path.join(here, 'mock_server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      const match = /listening (\d+)/.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+    });
+  });
+  return { child, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+// One whole process: wall ms and peak RSS (kB).
+function measure(argv, env) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync('/usr/bin/time', ['-f', 'maxrss %M', ...argv], {
+    cwd: work, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const wall = Number(process.hrtime.bigint() - started) / 1e6;
+  const rss = Number(/maxrss (\d+)/.exec(result.stderr ?? '')?.[1] ?? NaN);
+  if (result.status !== 0) throw new Error(`${argv.join(' ')} failed (${result.status}): ${result.stderr}`);
+  return { wall, rss };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function contenders(baseUrl) {
+  const node = (script) => (model) => ({ argv: [process.execPath, path.join(here, script), baseUrl, model], env: {} });
+  const amp = (format) => (model) => ({
+    argv: [amplifier, 'run', '--plan', path.join(here, 'plan.yaml'), ...(format ? ['--format', format] : []), 'go'],
+    env: { ANTHROPIC_BASE_URL: baseUrl, BENCH_MODEL: model, HOME: work, AMPLIFIER_HOME: work,
+           ANTHROPIC_API_KEY: '', NO_COLOR: '1' } });
+  return {
+    'amplifier --format jsonl': amp('jsonl'),
+    'amplifier (text)': amp(''),
+    '@anthropic-ai/sdk': node('sdk_client.mjs'),
+    'eventsource-parser': node('esp_client.mjs'),
+    'raw node:http': node('raw_client.mjs'),
+  };
+}
+
+// Runs every (contender, model) pair `reps` times, round-robin; returns medians.
+function runAll(pairs) {
+  const samples = pairs.map(() => ({ wall: [], rss: [] }));
+  for (const pair of pairs) measure(pair.run.argv, pair.run.env);  // warm the page cache
+  for (let rep = 0; rep < reps; ++rep)
+    pairs.forEach((pair, i) => {
+      const { wall, rss } = measure(pair.run.argv, pair.run.env);
+      samples[i].wall.push(wall);
+      samples[i].rss.push(rss);
+    });
+  return samples.map((s) => ({ wall: median(s.wall), rss: median(s.rss) }));
+}
+
+const { child, baseUrl } = await startServer();
+try {
+  const all = contenders(baseUrl);
+  const names = Object.keys(all);
+  const streamPairs = names.flatMap((name) => [small, big].map((n) => ({ name, n, run: all[name](`stream-${n}`) })));
+  const toolNames = ['amplifier --format jsonl', 'amplifier (text)', '@anthropic-ai/sdk'];
+  const toolPairs = toolNames.flatMap((name) => [0, toolTurns].map((k) => ({ name, k, run: all[name](`tools-${k}`) })));
+  const coldPairs = names.map((name) => ({ name, run: all[name]('short') }));
+  coldPairs.push({ name: 'amplifier, built-in offline plan', run: {
+    argv: [amplifier, 'run', 'hello'], env: { HOME: work, AMPLIFIER_HOME: work, ANTHROPIC_API_KEY: '' } } });
+
+  const stream = runAll(streamPairs);
+  const tools = runAll(toolPairs);
+  const cold = runAll(coldPairs);
+
+  const rows = new Map(names.map((name) => [name, {}]));
+  streamPairs.forEach((pair, i) => {
+    const row = rows.get(pair.name);
+    row[pair.n === big ? 'big' : 'small'] = stream[i];
+  });
+  for (const row of rows.values()) row.marginal = (row.big.wall - row.small.wall) * 1e6 / (big - small);
+  toolPairs.forEach((pair, i) => { rows.get(pair.name)[`k${pair.k}`] = tools[i].wall; });
+  coldPairs.forEach((pair, i) => {
+    if (!rows.has(pair.name)) rows.set(pair.name, {});
+    rows.get(pair.name).cold = cold[i].wall;
+  });
+
+  const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  console.log(`\n${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
+  console.log('| contender | stream ingest, marginal ns/event | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, row] of rows) {
+    const toolLoop = row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined;
+    console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
+  }
+  const sdk = rows.get('@anthropic-ai/sdk');
+  for (const name of ['amplifier --format jsonl', 'amplifier (text)']) {
+    const row = rows.get(name);
+    console.log(`\n${name} vs the official SDK: stream ${fmt(sdk.marginal / row.marginal, 1)}x faster, ` +
+                `tool loop ${fmt(((sdk[`k${toolTurns}`] - sdk.k0) / (row[`k${toolTurns}`] - row.k0)), 1)}x, ` +
+                `cold start ${fmt(sdk.cold / row.cold, 1)}x`);
+  }
+} finally {
+  child.kill();
+  fs.rmSync(work, { recursive: true, force: true });
+}
