@@ -77,7 +77,7 @@ Task<TurnOutcome> AgentTurn::run(std::string prompt) {
 }
 
 Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
-  emit_event(host_, event::kExecutionStart, json::object{{"prompt", prompt}});
+  notify_with(host_, event::kExecutionStart, [&] { return json::object{{"prompt", prompt}}; });
   if (auto denied = submit_prompt(prompt)) co_return *denied;
   provider_ = select_provider(amplifier::parse_json(host_.providers()), config_.provider);
   tool_specs_json_ = host_.tools();
@@ -189,13 +189,14 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
   if (result.status == Status::Cancelled) co_return TurnOutcome::cancelled(last_text_, iterations_);
   if (result.status == Status::Error) {
     const KernelError &error = result.error;
-    emit_event(host_, event::kProviderError,
-                     json::object{{"provider", provider_},
-                                  {"iteration", iterations_},
-                                  {"error", to_json(error)},
-                                  {"retryable", error.retryable},
-                                  {"status_code", error.status_code ? json::value(*error.status_code)
-                                                                    : json::value()}});
+    notify_with(host_, event::kProviderError, [&] {
+      return json::object{{"provider", provider_},
+                          {"iteration", iterations_},
+                          {"error", to_json(error)},
+                          {"retryable", error.retryable},
+                          {"status_code", error.status_code ? json::value(*error.status_code)
+                                                            : json::value()}};
+    });
     co_return TurnOutcome::failed(error, iterations_);
   }
 
@@ -203,15 +204,16 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
   std::vector<ToolCallBlock> calls = response.tool_calls.empty()
                                          ? amplifier::collect_tool_calls(response.content)
                                          : response.tool_calls;
-  emit_event(host_, event::kProviderResponse,
-                   json::object{{"provider", provider_},
-                                {"iteration", iterations_},
-                                {"usage", response.usage ? json::value(to_json(*response.usage))
-                                                         : json::value()},
-                                {"tool_calls", tool_calls_json(calls)}});
+  notify_with(host_, event::kProviderResponse, [&] {
+    return json::object{{"provider", provider_},
+                        {"iteration", iterations_},
+                        {"usage", response.usage ? json::value(to_json(*response.usage))
+                                                 : json::value()},
+                        {"tool_calls", tool_calls_json(calls)}};
+  });
 
   // The assistant message goes first, so every tool result stored after it has its call.
-  json::object message = assistant_message(result.response_json, calls);
+  json::object message = assistant_message(std::move(result.response_json), calls);
   if (!message.at("content").get_array().empty()) {
     store(message);
     unanswered_calls_ = calls;

@@ -36,14 +36,6 @@ Decision read_decision(std::string_view answer_json) {
   return decision;
 }
 
-void emit_logged(const amp::sdk::Host &host, std::string_view event, const json::object &data) {
-  try {
-    host.emit(event, json::serialize(data));
-  } catch (const std::exception &e) {
-    host.warn("could not emit " + std::string(event) + ": " + e.what());
-  }
-}
-
 }  // namespace
 
 json::object approval_request(const HookOutcome &outcome, const ApprovalSubject &subject) {
@@ -67,7 +59,7 @@ HookOutcome settle_approval(const amp::sdk::Host &host, HookOutcome outcome,
   json::object request = approval_request(outcome, subject);
   json::object announced = request;
   announced["event"] = subject.event;
-  emit_logged(host, event::kApprovalRequired, announced);
+  notify_with(host, event::kApprovalRequired, [&] { return announced; });
 
   Decision decision = read_decision(host.request_approval(json::serialize(request)));
   json::object answered{{"decision", decision.choice},
@@ -76,11 +68,11 @@ HookOutcome settle_approval(const amp::sdk::Host &host, HookOutcome outcome,
                         {"event", subject.event}};
   if (!subject.tool_name.empty()) answered["tool_name"] = subject.tool_name;
   if (decision.allows()) {
-    emit_logged(host, event::kApprovalGranted, answered);
+    notify_with(host, event::kApprovalGranted, [&] { return answered; });
     outcome.action = "continue";
     return outcome;
   }
-  emit_logged(host, event::kApprovalDenied, answered);
+  notify_with(host, event::kApprovalDenied, [&] { return answered; });
   outcome.action = "deny";
   outcome.reason = decision.reason.empty() ? "the user denied approval"
                                            : "the user denied approval (" + decision.reason + ")";

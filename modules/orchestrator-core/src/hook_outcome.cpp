@@ -87,6 +87,18 @@ HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
   return parse_hook_outcome(host.emit(event, json::serialize(data)));
 }
 
+void notify_with(const amp::sdk::Host &host, std::string_view event,
+                 const std::function<json::object()> &build) noexcept {
+  try {
+    if (!host.has_hook_handlers(event)) return;
+    if (host.notify(event, json::serialize(build())) != AMP_OK)
+      host.warn("could not emit " + std::string(event));
+  } catch (const std::exception &e) {
+    host.warn("could not emit " + std::string(event) + ": " + e.what());
+  } catch (...) {
+  }
+}
+
 void sort_injections(const HookOutcome &outcome, std::vector<Injection> &to_store,
                      std::vector<Injection> &for_next_request) {
   for (const auto &injection : outcome.injections) {

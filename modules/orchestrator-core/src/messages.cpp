@@ -57,10 +57,11 @@ json::object text_message(std::string_view role, std::string_view text) {
   return json::object{{"role", role}, {"content", text}};
 }
 
-json::object assistant_message(const json::object &response_json,
+json::object assistant_message(json::object response_json,
                                const std::vector<ToolCallBlock> &tool_calls) {
   json::array content;
-  if (auto *c = response_json.if_contains("content"); c && c->is_array()) content = c->get_array();
+  // Moved, not copied: a long answer's text is already in memory more often than it needs.
+  if (auto *c = response_json.if_contains("content"); c && c->is_array()) content = std::move(c->get_array());
   for (const auto &call : tool_calls)
     if (!has_tool_call_block(content, call.id)) content.push_back(to_json(call));
   json::object message{{"role", "assistant"}, {"content", std::move(content)}};

@@ -2,6 +2,7 @@
 
 #include "amplifier/orchestrator/call_errors.hpp"
 #include "amplifier/orchestrator/events.hpp"
+#include "amplifier/json_fields.hpp"
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -70,6 +71,7 @@ struct ProviderStream {
   void forward_event(std::string_view event_json) {
     std::lock_guard lock(delivery);
     if (abandoned) return;
+    if (skip_unheard_block_end(event_json)) return;
     json::error_code ec;
     json::value parsed = json::parse(event_json, ec);
     if (ec || !parsed.is_object()) return;  // the host already rejects malformed events
@@ -81,6 +83,17 @@ struct ProviderStream {
       if (host.notify(kernel_event->first, json::serialize(kernel_event->second)) != AMP_OK)
         host.warn("could not emit " + std::string(kernel_event->first));
     }
+  }
+
+  // A block's end carries the whole block (megabytes for a long answer). With no hook to hear
+  // content_block:end, only its place in the stream is checked: no DOM of the block is built.
+  bool skip_unheard_block_end(std::string_view event_json) {
+    if (!peek.read(event_json) || peek.string(peek_type) != stream::kContentBlockEnd) return false;
+    if (host.has_hook_handlers(event::kContentBlockEnd)) return false;
+    const auto index = peek.integer(peek_index);
+    if (!index) return false;  // the DOM path says what is wrong with it
+    check_consistency(json::object{{"type", stream::kContentBlockEnd}, {"index", *index}});
+    return true;
   }
 
   void emit_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
@@ -129,6 +142,9 @@ struct ProviderStream {
   std::mutex delivery;  // serialises forwarding with abandon()
   bool abandoned = false;
   ResponseAssembler checker{ResponseAssembler::Options{/*keep_content=*/false}};
+  JsonFieldReader peek;
+  const JsonFieldReader::Field peek_type = peek.declare({"type"});
+  const JsonFieldReader::Field peek_index = peek.declare({"index"});
   bool stream_problem_logged = false;
 
   // Guarded by the signal's mutex; written once, by finish().

@@ -81,13 +81,11 @@ class BatchRun {
   }
 
   void emit_tool_error(std::size_t i, std::string_view type, std::string_view message) {
-    json::object payload = call_payload(i);
-    payload["error"] = json::object{{"type", type}, {"message", message}};
-    try {
-      emit_event(host_, event::kToolError, payload);
-    } catch (const std::exception &e) {
-      host_.warn(std::string("could not emit tool:error: ") + e.what());
-    }
+    notify_with(host_, event::kToolError, [&] {
+      json::object payload = call_payload(i);
+      payload["error"] = json::object{{"type", type}, {"message", message}};
+      return payload;
+    });
   }
 
   HookOutcome emit_and_collect(std::string_view event, const json::object &payload) {

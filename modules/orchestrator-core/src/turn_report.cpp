@@ -1,6 +1,7 @@
 #include "amplifier/orchestrator/turn_report.hpp"
 
 #include "amplifier/orchestrator/events.hpp"
+#include "amplifier/orchestrator/hook_outcome.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -26,16 +27,6 @@ std::string_view completion_status(Status s) {
     case Status::Success: return "success";
     case Status::Cancelled: return "cancelled";
     default: return "incomplete";
-  }
-}
-
-void emit_logged(const amp::sdk::Host &host, std::string_view event, const json::object &data) noexcept {
-  try {
-    host.emit(event, json::serialize(data));
-  } catch (const std::exception &e) {
-    host.error("could not emit " + std::string(event) + ": " + e.what());
-  } catch (...) {
-    host.error("could not emit " + std::string(event));
   }
 }
 
@@ -85,17 +76,20 @@ std::string_view to_string(Status status) {
 void report_turn_end(const amp::sdk::Host &host, amp_call_id call, std::string_view orchestrator,
                      std::string_view prompt, const TurnOutcome &outcome) noexcept {
   try {
-    emit_logged(host, event::kExecutionEnd,
-                json::object{{"response", outcome.response},
-                             {"status", execution_status(outcome.status)}});
-    emit_logged(host, event::kOrchestratorComplete,
-                json::object{{"orchestrator", orchestrator},
-                             {"turn_count", outcome.turn_count},
-                             {"status", completion_status(outcome.status)}});
-    emit_logged(host, event::kPromptComplete,
-                json::object{{"prompt", prompt},
-                             {"response", outcome.response},
-                             {"status", to_string(outcome.status)}});
+    notify_with(host, event::kExecutionEnd, [&] {
+      return json::object{{"response", outcome.response},
+                          {"status", execution_status(outcome.status)}};
+    });
+    notify_with(host, event::kOrchestratorComplete, [&] {
+      return json::object{{"orchestrator", orchestrator},
+                          {"turn_count", outcome.turn_count},
+                          {"status", completion_status(outcome.status)}};
+    });
+    notify_with(host, event::kPromptComplete, [&] {
+      return json::object{{"prompt", prompt},
+                          {"response", outcome.response},
+                          {"status", to_string(outcome.status)}};
+    });
   } catch (...) {  // building a payload ran out of memory; the terminal event matters more
   }
   finish_call(host, call, outcome);

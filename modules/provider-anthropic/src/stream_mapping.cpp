@@ -89,7 +89,7 @@ void merge_anthropic_usage(const json::object &anthropic, amplifier::Usage &usag
                        usage.cache_read_tokens.value_or(0) + usage.cache_write_tokens.value_or(0);
 }
 
-StreamTranslator::DeltaFields::DeltaFields(amplifier::transport::JsonFieldReader &reader)
+StreamTranslator::DeltaFields::DeltaFields(amplifier::JsonFieldReader &reader)
     : type(reader.declare({"type"})),
       index(reader.declare({"index"})),
       delta_type(reader.declare({"delta", "type"})),
@@ -171,7 +171,7 @@ bool StreamTranslator::fast_delta(std::string_view event_type, std::string_view 
   if (type != "content_block_delta" || complete_) return false;
   const auto index = reader_.integer(fields_.index);
   if (!index) stream_fail("content_block_delta event has no index");
-  if (reader_.kind(fields_.delta_type) != amplifier::transport::JsonFieldReader::Kind::string)
+  if (reader_.kind(fields_.delta_type) != amplifier::JsonFieldReader::Kind::string)
     return false;  // no delta object, or an odd one: the DOM path says what is wrong
   const std::string_view delta_type = reader_.string(fields_.delta_type);
   std::string_view payload;

@@ -15,14 +15,14 @@
 // A non-streamed Message (stream: false) is replayed through the same steps, so both paths
 // produce the same events and the same ChatResponse.
 //
-// The hot path: a content_block_delta is read without a DOM (transport::JsonFieldReader, no
+// The hot path: a content_block_delta is read without a DOM (amplifier::JsonFieldReader, no
 // allocation once its buffers have grown) and goes out as a typed delta (ABI 1.2); each block's
 // text is kept once, here, and the ChatResponse is built from it.
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
 #include "amplifier/stream.hpp"
-#include "amplifier/transport/json_fields.hpp"
+#include "amplifier/json_fields.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
@@ -109,15 +109,15 @@ class StreamTranslator {
 
   // The fields of an SSE payload the hot path reads.
   struct DeltaFields {
-    explicit DeltaFields(amplifier::transport::JsonFieldReader &reader);
-    amplifier::transport::JsonFieldReader::Field type, index, delta_type, text, thinking,
+    explicit DeltaFields(amplifier::JsonFieldReader &reader);
+    amplifier::JsonFieldReader::Field type, index, delta_type, text, thinking,
         signature, partial_json;
   };
 
   EventSink sink_;
   StreamErrorMapper map_error_;
   DeltaSink deltas_;
-  amplifier::transport::JsonFieldReader reader_;
+  amplifier::JsonFieldReader reader_;
   DeltaFields fields_{reader_};
   std::map<std::int64_t, OpenBlock> open_;  // by Anthropic's index
   std::map<std::size_t, amplifier::ContentBlock> finished_;  // by our index, as they ended

@@ -5,6 +5,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,12 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json);
 // Emits `event` with `data` through the host and returns the combined result.
 HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
                        const boost::json::object &data);
+
+// Emits an observation, whose combined result nobody reads: `build()` makes the payload only
+// when a hook listens (a turn's final answer can be megabytes). A failure to emit is logged,
+// never thrown: observations must not cost the turn.
+void notify_with(const amp::sdk::Host &host, std::string_view event,
+                 const std::function<boost::json::object()> &build) noexcept;
 
 // Splits injections by lifetime: ephemeral ones are appended to `for_next_request`, the
 // others to `to_store`.

@@ -18,7 +18,7 @@ boost::json::object text_message(std::string_view role, std::string_view text);
 // (thinking signatures byte for byte) and its metadata. A tool call listed in `tool_calls`
 // but missing from the content is appended as a tool_call block, so every tool result that
 // follows has its call in the transcript.
-boost::json::object assistant_message(const boost::json::object &response_json,
+boost::json::object assistant_message(boost::json::object response_json,
                                       const std::vector<ToolCallBlock> &tool_calls);
 
 // Adds ephemeral injections to the messages of one request (never to the context):

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-namespace amplifier::transport {
+namespace amplifier {
 
 class JsonFieldReader {
  public:
@@ -52,4 +52,4 @@ class JsonFieldReader {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace amplifier::transport
+}  // namespace amplifier

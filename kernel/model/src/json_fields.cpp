@@ -1,4 +1,4 @@
-#include "amplifier/transport/json_fields.hpp"
+#include "amplifier/json_fields.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace amplifier::transport {
+namespace amplifier {
 namespace {
 
 constexpr std::size_t kMaxDepth = 4;
@@ -249,4 +249,4 @@ std::optional<std::int64_t> JsonFieldReader::integer(Field field) const {
   return slot.integer;
 }
 
-}  // namespace amplifier::transport
+}  // namespace amplifier

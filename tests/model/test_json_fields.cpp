@@ -1,15 +1,14 @@
 // JsonFieldReader: the declared fields of a document, decoded exactly as Boost.JSON decodes
 // them, whatever the key order, whitespace or nesting around them; invalid JSON rejected as the
 // full parser rejects it.
-#include "amplifier/transport/json_fields.hpp"
-#include "test_support.hpp"
+#include "amplifier/json_fields.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
 #include <random>
 
-using amplifier::transport::JsonFieldReader;
+using amplifier::JsonFieldReader;
 namespace json = boost::json;
 
 TEST_CASE("declared fields are captured at their paths, in any order and with any padding") {
