@@ -52,7 +52,10 @@ std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::mill
 void PacedOutput::write(std::string_view bytes) {
   std::lock_guard lock(mutex_);
   if (closed_) return;
-  std::fwrite(bytes.data(), 1, bytes.size(), out_);
+  // Under our own lock: stdio's would be a second one per line. Other writers of this stream
+  // (the host's final lines) take stdio's lock, which fwrite_unlocked does not wait for, so
+  // they write only after close().
+  fwrite_unlocked(bytes.data(), 1, bytes.size(), out_);
   if (!flush_pending_) schedule_flush();
 }
 

@@ -226,11 +226,11 @@ struct HookEventAccess {
 };
 
 HookEvent::HookEvent(std::string_view name, const Defaults &defaults)
-    : name_(name), defaults_(&defaults), time_(std::chrono::system_clock::now()) {}
+    : name_(name), defaults_(&defaults) {}
 
 std::string_view HookEvent::timestamp() const noexcept {
-  // Only a handler that reads it pays for the formatting (a text printer never does).
-  if (timestamp_length_ == 0) timestamp_length_ = format_iso_timestamp(time_, timestamp_);
+  if (timestamp_length_ == 0)
+    timestamp_length_ = format_iso_timestamp(std::chrono::system_clock::now(), timestamp_);
   return {timestamp_, timestamp_length_};
 }
 

@@ -269,3 +269,48 @@ TEST_CASE("an assembler is reusable after finish and reset") {
   CHECK_FALSE(assembler.has_open_blocks());
   CHECK(assembler.finish().content.empty());
 }
+
+TEST_CASE("typed deltas feed the assembler exactly as their JSON events do") {
+  using amplifier::ResponseAssembler;
+  ResponseAssembler typed, json_fed;
+  for (ResponseAssembler *a : {&typed, &json_fed}) {
+    a->feed(amplifier::stream::thinking_start(0));
+    a->feed(amplifier::stream::text_start(1));
+  }
+  typed.feed_delta(0, AMP_DELTA_THINKING, "hmm \"q\"");
+  typed.feed_delta(0, AMP_DELTA_SIGNATURE, "sig==");
+  typed.feed_delta(1, AMP_DELTA_TEXT, "caf\xc3\xa9");
+  json_fed.feed(amplifier::stream::thinking_delta(0, "hmm \"q\""));
+  json_fed.feed(amplifier::stream::signature_delta(0, "sig=="));
+  json_fed.feed(amplifier::stream::text_delta(1, "caf\xc3\xa9"));
+  for (ResponseAssembler *a : {&typed, &json_fed}) {
+    a->feed(amplifier::stream::block_end(0));
+    a->feed(amplifier::stream::block_end(1));
+  }
+  CHECK(boost::json::serialize(amplifier::to_json(typed.finish())) ==
+        boost::json::serialize(amplifier::to_json(json_fed.finish())));
+}
+
+TEST_CASE("a typed delta that does not fit its block fails with the event's path") {
+  amplifier::ResponseAssembler assembler;
+  assembler.feed(amplifier::stream::text_start(0));
+  try {
+    assembler.feed_delta(0, AMP_DELTA_SIGNATURE, "x");
+    FAIL("no error");
+  } catch (const amplifier::ModelError &e) {
+    CHECK(e.path() == "events[1].delta");
+    CHECK(std::string(e.what()).find("does not fit the text block 0") != std::string::npos);
+  }
+  CHECK_THROWS_AS(assembler.feed_delta(7, AMP_DELTA_TEXT, "x"), amplifier::ModelError);
+}
+
+TEST_CASE("a structure-only assembler checks the stream and keeps none of its content") {
+  amplifier::ResponseAssembler checker(amplifier::ResponseAssembler::Options{false});
+  checker.feed(amplifier::stream::text_start(0));
+  checker.feed_delta(0, AMP_DELTA_TEXT, std::string(1000, 'x'));
+  CHECK(checker.has_open_blocks());
+  CHECK(checker.feed(boost::json::object{{"type", "content_block_end"}, {"index", 0}}) == nullptr);
+  CHECK_FALSE(checker.has_open_blocks());
+  CHECK_THROWS_AS(checker.feed_delta(0, AMP_DELTA_TEXT, "late"), amplifier::ModelError);
+  CHECK_THROWS_AS(checker.finish(), std::logic_error);
+}

@@ -5,7 +5,6 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -94,7 +93,8 @@ class HookEvent {
   // the payload holds, at no cost.
   bool has_standard_fields() const noexcept { return standard_fields_; }
   std::string_view session_id() const noexcept;
-  // Read from the clock when the event was made, written out on first use.
+  // When the event was emitted: read from the clock and written out on first use, within the
+  // emit (a text printer never pays for it).
   std::string_view timestamp() const noexcept;
 
   HookEvent(const HookEvent &) = delete;
@@ -109,7 +109,6 @@ class HookEvent {
 
   std::string_view name_;
   const Defaults *defaults_;
-  std::chrono::system_clock::time_point time_;
   mutable char timestamp_[32];
   mutable std::size_t timestamp_length_ = 0;
   bool has_delta_ = false;

@@ -144,8 +144,9 @@ const ContentBlock *ResponseAssembler::feed_json(std::string_view event_json) {
 void ResponseAssembler::feed_delta(std::uint64_t index, amp_delta_kind kind,
                                    std::string_view text) {
   const std::size_t position = state_->events_fed++;
-  const JsonPath events;
-  const JsonPath path = events.child("events").at(position);
+  const JsonPath root;
+  const JsonPath events = root.child("events");  // named: a path points at its parent
+  const JsonPath path = events.at(position);
   PendingBlock &block = state_->open_block_at(index, stream::kContentBlockDelta, path);
   state_->apply_typed_delta(block, kind, text, path.child("delta"));
 }
