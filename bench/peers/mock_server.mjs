@@ -1,6 +1,7 @@
 // A loopback mock of the Anthropic Messages API for the comparison benchmark (not the product).
 // POST /v1/messages answers by the request's `model`:
 //   stream-<N>  one streamed answer of N text deltas of 40 bytes each (N = 50,000: 2 MB of text)
+//   tiny-<N>    the same with deltas of 1 byte: what a delta costs, apart from its bytes
 //   tools-<K>   a tool loop: read_file of data.txt until the request holds K tool results,
 //               then a short answer (a client that runs the tool makes K + 1 requests)
 //   short       an 8-event streamed answer (cold start)
@@ -66,6 +67,10 @@ function bodyFor(request) {
   const model = String(request.model ?? '');
   if (model.startsWith('stream-')) {
     if (!rendered.has(model)) rendered.set(model, textAnswer('msg_stream', Number(model.slice(7))));
+    return rendered.get(model);
+  }
+  if (model.startsWith('tiny-')) {
+    if (!rendered.has(model)) rendered.set(model, textAnswer('msg_tiny', Number(model.slice(5)), '.'));
     return rendered.get(model);
   }
   if (model.startsWith('tools-')) {

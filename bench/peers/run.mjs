@@ -79,7 +79,9 @@ const { child, baseUrl } = await startServer();
 try {
   const all = contenders(baseUrl);
   const names = Object.keys(all);
-  const streamPairs = names.flatMap((name) => [small, big].map((n) => ({ name, n, run: all[name](`stream-${n}`) })));
+  const streamPairs = names.flatMap((name) => [small, big].flatMap((n) => [
+    { name, n, kind: 'stream', run: all[name](`stream-${n}`) },
+    { name, n, kind: 'tiny', run: all[name](`tiny-${n}`) }]));
   const toolNames = ['amplifier --format jsonl', 'amplifier (text)', '@anthropic-ai/sdk'];
   const toolPairs = toolNames.flatMap((name) => [0, toolTurns].map((k) => ({ name, k, run: all[name](`tools-${k}`) })));
   const coldPairs = names.map((name) => ({ name, run: all[name]('short') }));
@@ -93,9 +95,13 @@ try {
   const rows = new Map(names.map((name) => [name, {}]));
   streamPairs.forEach((pair, i) => {
     const row = rows.get(pair.name);
-    row[pair.n === big ? 'big' : 'small'] = stream[i];
+    row[`${pair.kind}-${pair.n === big ? 'big' : 'small'}`] = stream[i];
   });
-  for (const row of rows.values()) row.marginal = (row.big.wall - row.small.wall) * 1e6 / (big - small);
+  for (const row of rows.values()) {
+    row.big = row['stream-big'];
+    row.marginal = (row['stream-big'].wall - row['stream-small'].wall) * 1e6 / (big - small);
+    row.tinyMarginal = (row['tiny-big'].wall - row['tiny-small'].wall) * 1e6 / (big - small);
+  }
   toolPairs.forEach((pair, i) => { rows.get(pair.name)[`k${pair.k}`] = tools[i].wall; });
   coldPairs.forEach((pair, i) => {
     if (!rows.has(pair.name)) rows.set(pair.name, {});
@@ -104,16 +110,17 @@ try {
 
   const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   console.log(`\n${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
-  console.log('| contender | stream ingest, marginal ns/event | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, row] of rows) {
     const toolLoop = row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined;
-    console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
+    console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(row.tinyMarginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
   }
   const sdk = rows.get('@anthropic-ai/sdk');
   for (const name of ['amplifier --format jsonl', 'amplifier (text)']) {
     const row = rows.get(name);
-    console.log(`\n${name} vs the official SDK: stream ${fmt(sdk.marginal / row.marginal, 1)}x faster, ` +
+    console.log(`\n${name} vs the official SDK: stream ${fmt(sdk.marginal / row.marginal, 1)}x faster ` +
+                `(1-byte deltas ${fmt(sdk.tinyMarginal / row.tinyMarginal, 1)}x), ` +
                 `tool loop ${fmt(((sdk[`k${toolTurns}`] - sdk.k0) / (row[`k${toolTurns}`] - row.k0)), 1)}x, ` +
                 `cold start ${fmt(sdk.cold / row.cold, 1)}x`);
   }

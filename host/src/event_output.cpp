@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include <unistd.h>
+
 namespace amplifier::host {
 namespace {
 
@@ -44,8 +46,10 @@ void append_line(std::string &line, HookEvent &event) {
 }  // namespace
 
 std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::milliseconds delay) {
-  // The stream keeps its own buffering (full for pipes and files, by line on a terminal);
-  // the paced flush adds the "soon after the last write" that neither gives.
+  // A pipe or file gets a 64 KB buffer (a fast stream then costs one write(2) per 64 KB, not
+  // per 4 KB); a terminal keeps its line buffering. Either way the paced flush adds the "soon
+  // after the last write" neither gives. Called before anything is written to the stream.
+  if (!::isatty(::fileno(out))) std::setvbuf(out, nullptr, _IOFBF, 64 * 1024);
   return std::shared_ptr<PacedOutput>(new PacedOutput(out, delay));
 }
 

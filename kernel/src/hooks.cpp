@@ -18,6 +18,7 @@
 #include "amplifier/hooks.hpp"
 
 #include "amplifier/events.hpp"
+#include "amplifier/json_fields.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier_sdk_json.hpp"
 
@@ -25,6 +26,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -207,6 +209,8 @@ struct HookEventAccess {
     data.emplace("timestamp", json::string_view(stamp.data(), stamp.size()));
     e.dom_ = std::move(data);
   }
+  // A JSON object as text, which holds none of the default fields nor a timestamp.
+  static void set_text(HookEvent &e, std::string_view text) { e.text_ = text; }
   static void set_delta(HookEvent &e, std::uint32_t index, amp_delta_kind kind,
                         std::string_view text) {
     e.delta_ = HookEvent::Delta{index, kind, text};
@@ -217,6 +221,7 @@ struct HookEventAccess {
     e.dom_ = std::move(data);
     e.json_.reset();
     e.has_delta_ = false;
+    e.text_ = {};
     e.standard_fields_ = false;
   }
   static json::object take_data(HookEvent &e) {
@@ -246,6 +251,19 @@ std::string_view HookEvent::data_json() {
   std::string &text = json_.emplace();
   if (dom_) {
     text = json::serialize(*dom_);
+  } else if (!text_.empty()) {
+    // The members as they came, then the default fields and the timestamp, as emplacing them
+    // into the parsed object would have added them.
+    const std::size_t close = text_.find_last_of('}');
+    const std::size_t open = text_.find('{');
+    const bool empty = text_.find_first_not_of(" \t\r\n", open + 1) == close;
+    text.assign(text_.substr(0, close));
+    std::string_view defaults = defaults_->json_fields;
+    if (empty && !defaults.empty()) defaults.remove_prefix(1);  // no member before: no comma
+    text += defaults;
+    text += (empty && defaults.empty()) ? R"("timestamp":)" : R"(,"timestamp":)";
+    amp::sdk::json::append_quoted(text, timestamp());
+    text.push_back('}');
   } else if (has_delta_) {
     // What serialising the DOM path's payload would give: the delta's fields, the default
     // fields in their order, then the timestamp.
@@ -590,6 +608,28 @@ void HookRegistry::notify(std::string_view event, json::object data) {
   if (handlers.empty()) return;
   HookEvent payload(event, table.defaults);
   HookEventAccess::set_data(payload, std::move(data));
+  HookResult discarded;
+  impl_->run(handlers, payload, discarded, /*with_payload=*/false);
+}
+
+void HookRegistry::notify_json(std::string_view event, std::string_view data_json) {
+  const Table &table = impl_->snapshot();
+  const HandlerList &handlers = table.handlers_for(event);
+  if (handlers.empty()) return;
+  // One pass validates the text and tells whether it sets a field the registry would add.
+  thread_local JsonFieldReader reader;
+  thread_local const std::array<JsonFieldReader::Field, 2> stamps = [] {
+    return std::array{reader.declare({"timestamp"}), reader.declare({"session_id"})};
+  }();
+  const auto first = data_json.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || data_json[first] != '{' || !reader.read(data_json))
+    throw std::invalid_argument("an event's data must be a JSON object");
+  bool sets_own_fields = reader.has(stamps[0]) || reader.has(stamps[1]);
+  for (const auto &[key, value] : table.defaults.fields)
+    sets_own_fields = sets_own_fields || data_json.find(key) != std::string_view::npos;
+  if (sets_own_fields) return notify(event, json::parse(data_json).as_object());
+  HookEvent payload(event, table.defaults);
+  HookEventAccess::set_text(payload, data_json);
   HookResult discarded;
   impl_->run(handlers, payload, discarded, /*with_payload=*/false);
 }

@@ -108,6 +108,17 @@ amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *r
     if (event.len == 0) return AMP_INVALID_ARGUMENT;
     if (!result && !c.hooks().has_handlers(view(event)))
       return looks_like_object(view(data_json)) ? AMP_OK : AMP_INVALID_ARGUMENT;
+    if (!result) {
+      try {
+        c.hooks().notify_json(view(event), data_json.len ? view(data_json) : "{}");
+      } catch (const std::invalid_argument &) {
+        log(LogLevel::Warning, "host-api",
+            fmt::format("module '{}' emitted '{}' with data that is not a JSON object",
+                        module_label(h), view(event)));
+        return AMP_INVALID_ARGUMENT;
+      }
+      return AMP_OK;
+    }
     boost::json::object data;
     if (data_json.len) {
       auto parsed = parse_payload(h, view(data_json), "emit");

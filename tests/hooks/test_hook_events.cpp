@@ -154,3 +154,41 @@ TEST_CASE("a wildcard handler hears typed deltas and sees the standard fields") 
   hooks.emit("custom", {{"session_id", "mine"}});
   CHECK_FALSE(standard);  // the emitter's own session_id wins, and is not the standard one
 }
+
+TEST_CASE("a module's JSON payload reaches text handlers spliced, DOM handlers parsed") {
+  HookRegistry hooks;
+  hooks.set_default_fields({{"session_id", "s-3"}, {"parent_id", nullptr}});
+  auto seen = record(hooks, "tool:post");
+  const std::string text = R"({"tool_name":"bash","result":{"output":"a \"q\"\n"}})";
+  hooks.notify_json("tool:post", text);
+  hooks.notify_json("tool:post", "{}");
+  hooks.emit("tool:post", json::parse(text).as_object());
+  REQUIRE(seen->json_texts.size() == 3);
+  // Spliced: the members as they came, then the defaults and the timestamp, as serialising the
+  // DOM path's payload gives (the text came canonical here).
+  CHECK(without_timestamp(json::parse(seen->json_texts[0]).as_object()) ==
+        without_timestamp(seen->doms[2]));
+  CHECK(seen->json_texts[0].rfind(R"({"tool_name":"bash","result":{"output":"a \"q\"\n"},"session_id":"s-3","parent_id":null,"timestamp":")", 0) == 0);
+  CHECK(seen->json_texts[1].rfind(R"({"session_id":"s-3","parent_id":null,"timestamp":")", 0) == 0);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(json::parse(seen->json_texts[i]).as_object() == seen->doms[i]);
+}
+
+TEST_CASE("a JSON payload that sets its own timestamp or session keeps them") {
+  HookRegistry hooks;
+  hooks.set_default_fields({{"session_id", "s-4"}});
+  auto seen = record(hooks, "replayed");
+  hooks.notify_json("replayed", R"({"timestamp":"2020-01-01T00:00:00.000Z","x":1})");
+  hooks.notify_json("replayed", R"({"session_id":"other"})");
+  REQUIRE(seen->doms.size() == 2);
+  CHECK(seen->doms[0].at("timestamp") == "2020-01-01T00:00:00.000Z");
+  CHECK(seen->doms[0].at("session_id") == "s-4");
+  CHECK(seen->doms[1].at("session_id") == "other");
+}
+
+TEST_CASE("a JSON payload that is not an object is refused, whoever listens") {
+  HookRegistry hooks;
+  auto seen = record(hooks, "e");
+  for (std::string bad : {"[1]", "\"s\"", "{", "{\"a\":1}x", ""})
+    CHECK_THROWS_AS(hooks.notify_json("e", bad), std::invalid_argument);
+  CHECK(seen->json_texts.empty());
+}

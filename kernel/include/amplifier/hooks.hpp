@@ -114,6 +114,7 @@ class HookEvent {
   bool has_delta_ = false;
   bool standard_fields_ = true;
   Delta delta_{};
+  std::string_view text_;  // a payload that came as JSON text, borrowed for the emit
   std::optional<boost::json::object> dom_;
   std::optional<std::string> json_;
 };
@@ -159,6 +160,13 @@ class HookRegistry {
   // The same, for a caller that discards the result: with no handler for `event` it returns
   // at once, without adding fields, stamping time or allocating.
   void notify(std::string_view event, boost::json::object data);
+
+  // notify() for a payload that arrives as JSON text (a module's emit). Handlers that read the
+  // text get it as it came with the default fields and timestamp spliced in before its
+  // closing brace (a DOM is built only for a handler that asks for one), unless the payload
+  // sets one of those fields itself. Throws std::invalid_argument when `data_json` is not a
+  // JSON object.
+  void notify_json(std::string_view event, std::string_view data_json);
 
   // Emits `content_block:delta` for one typed stream delta (ABI 1.2): the data is
   // {"block_index":N,"delta":{...}} ({"block_index":N,"partial_json":...} for tool input),

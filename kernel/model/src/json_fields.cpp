@@ -122,7 +122,12 @@ struct JsonFieldReader::State {
     bool on_comment(sv, ec &) { return true; }
   };
 
-  State() : parser(boost::json::parse_options{}) { parser.handler().s = this; }
+  State() : parser(options()) { parser.handler().s = this; }
+  static boost::json::parse_options options() {
+    boost::json::parse_options options;
+    options.max_depth = 256;  // as the kernel parses module payloads: tool inputs nest deeply
+    return options;
+  }
 
   // One open container: an object's keys at this depth can lead to `leads` only.
   struct Frame {
