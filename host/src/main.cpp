@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include "amplifier/log.hpp"
+#include "amplifier_plugin.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -9,11 +10,18 @@
 #include <cstdio>
 #include <exception>
 
+#include <malloc.h>
+
 int main(int argc, char **argv) {
+  // Blocks of 128 KB and more (a long answer and its copies) come from mmap and go back to the
+  // system when freed. glibc would otherwise raise that threshold after the first such free
+  // and keep later ones in the heap, where a finished answer's pages stay resident.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   CLI::App app{"amplifier: run LLM agents built from plugin modules (providers, orchestrators, "
                "context managers, tools, hooks) as a mount plan says."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "amplifier 0.1.0 (plugin ABI 1.0)");
+  app.set_version_flag("--version", "amplifier 0.1.0 (plugin ABI " + std::to_string(AMP_ABI_VERSION_MAJOR) + "." +
+                                       std::to_string(AMP_ABI_VERSION_MINOR) + ")");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log kernel and module diagnostics (info level)");
   app.parse_complete_callback([&] {

@@ -2,6 +2,7 @@
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/events.hpp"
+#include "amplifier/json_fields.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/module_loader.hpp"
 #include "call_registry.hpp"
@@ -29,11 +30,13 @@ struct TurnWait {
   TurnResult result;
 };
 
-TurnResult to_turn_result(amp_status status, const std::string &payload) {
+// An error's payload is small and kept whole; a success's can hold a long answer, which is
+// read straight out of the text (no DOM: the answer is then in memory once more, not twice).
+TurnResult to_turn_result(amp_status status, std::string_view payload) {
   TurnResult result;
-  boost::json::error_code ec;
-  auto v = boost::json::parse(payload, ec, {}, kernel_parse_options());
   if (status != AMP_OK) {
+    boost::json::error_code ec;
+    auto v = boost::json::parse(payload, ec, {}, kernel_parse_options());
     result.status = status == AMP_CANCELLED ? "cancelled" : "error";
     result.error = ec ? boost::json::value(payload) : v;
     if (auto *m = v.is_object() ? v.as_object().if_contains("message") : nullptr;
@@ -41,16 +44,20 @@ TurnResult to_turn_result(amp_status status, const std::string &payload) {
       result.response = std::string(m->as_string());
     return result;
   }
-  if (ec || !v.is_object()) {
+  thread_local JsonFieldReader reader;
+  thread_local const JsonFieldReader::Field response = reader.declare({"response"});
+  thread_local const JsonFieldReader::Field turn_status = reader.declare({"status"});
+  const auto first = payload.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || payload[first] != '{' || !reader.read(payload)) {
     result.status = "error";
     result.error = boost::json::object{{"kind", "internal"},
                                        {"message", "the orchestrator returned a malformed result"}};
     return result;
   }
-  auto &o = v.as_object();
-  if (auto *r = o.if_contains("response"); r && r->is_string()) result.response = r->as_string();
-  result.status = "success";
-  if (auto *s = o.if_contains("status"); s && s->is_string()) result.status = s->as_string();
+  result.response = reader.take_string(response);  // the thread's reader keeps no copy
+  result.status = reader.has(turn_status) && reader.kind(turn_status) == JsonFieldReader::Kind::string
+                      ? std::string(reader.string(turn_status))
+                      : std::string("success");
   return result;
 }
 
@@ -168,7 +175,7 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
   CallObserver observer;
   observer.on_finish = [&s, done = std::move(done)](amp_call_id, amp_status status,
                                                     std::string_view payload) {
-    TurnResult result = to_turn_result(status, std::string(payload));
+    TurnResult result = to_turn_result(status, payload);
     if (CancelLevel level = s.cancellation.level(); level != CancelLevel::None)
       s.hooks.notify(events::kCancelCompleted,
                      boost::json::object{{"level", to_string(level)}, {"status", result.status}});

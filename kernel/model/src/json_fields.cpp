@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -246,6 +247,13 @@ JsonFieldReader::Kind JsonFieldReader::kind(Field field) const { return state_->
 std::string_view JsonFieldReader::string(Field field) const {
   const Slot &slot = state_->slots.at(field);
   return slot.kind == Kind::string ? std::string_view(slot.text) : std::string_view();
+}
+
+std::string JsonFieldReader::take_string(Field field) {
+  Slot &slot = state_->slots.at(field);
+  if (slot.kind != Kind::string) return {};
+  slot.kind = Kind::absent;
+  return std::exchange(slot.text, std::string());
 }
 
 std::optional<std::int64_t> JsonFieldReader::integer(Field field) const {

@@ -188,4 +188,14 @@ json::value read_stored_message(const json::value &value, bool *converted) {
   return to_json(to_unified(from_json<StoredMessage>(value)));
 }
 
+json::value read_stored_message(json::value &&value, bool *converted) {
+  const json::object &object = detail::expect_object(value, JsonPath());
+  const bool legacy = has_legacy_shape(object);
+  if (converted) *converted = legacy;
+  if (legacy) return to_json(to_unified(from_json<StoredMessage>(value)));
+  (void)detail::parse_message(value, JsonPath());  // validates; the document is kept as is
+  if (value.storage().get() != json::storage_ptr().get()) return detail::owned_copy(value);  // not ours
+  return std::move(value);
+}
+
 }  // namespace amplifier

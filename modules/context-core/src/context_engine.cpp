@@ -22,9 +22,9 @@ constexpr std::string_view kUsageHookName = "context-usage-calibration";
 constexpr std::string_view kObservabilityChannel = "observability.events";
 
 // The one boundary every message crosses on its way in: validated, legacy shape converted.
-json::value normalize(const json::value &message, std::string_view where) {
+json::value normalize(json::value message, std::string_view where) {
   try {
-    return read_stored_message(message);
+    return read_stored_message(std::move(message));
   } catch (const ModelError &e) {
     throw std::invalid_argument(std::string(where) + ": " + e.what());
   }

@@ -212,16 +212,21 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
                         {"tool_calls", tool_calls_json(calls)}};
   });
 
-  // The assistant message goes first, so every tool result stored after it has its call.
-  json::object message = assistant_message(std::move(result.response_json), calls);
-  if (!message.at("content").get_array().empty()) {
-    store(message);
-    unanswered_calls_ = calls;
-  }
   last_text_ = response.text();
+  // A long answer is in memory several times over at this point: the parsed response is done
+  // with once its text and calls are out, and the message once it is stored.
+  result.response.content = {};
+  {
+    // The assistant message goes first, so every tool result stored after it has its call.
+    json::object message = assistant_message(std::move(result.response_json), calls);
+    if (!message.at("content").get_array().empty()) {
+      store(message);
+      unanswered_calls_ = calls;
+    }
+  }
   if (calls.empty())
     co_return last_text_.empty() ? TurnOutcome::incomplete(last_text_, iterations_)
-                                 : TurnOutcome::answered(last_text_, iterations_);
+                                 : TurnOutcome::answered(std::move(last_text_), iterations_);
   if (final_call) {
     // The final call offered no tools; a provider that still asks for some gets them refused.
     for (const auto &call : calls)

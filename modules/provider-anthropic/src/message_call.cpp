@@ -179,7 +179,12 @@ void MessageCall::on_complete(transport::CallResult result) {
 void MessageCall::finish_ok(amplifier::ChatResponse response, int status) {
   response.degradations = mapped_.degradations;
   report_response(status, &response, nullptr);
-  host_.call_finish(id_, AMP_OK, json::serialize(amplifier::to_json(response)));
+  // Each form of a long answer is let go as soon as the next exists: at most two are alive.
+  json::value payload = amplifier::to_json(response);
+  response = {};
+  std::string text = json::serialize(payload);
+  payload = nullptr;
+  host_.call_finish(id_, AMP_OK, text);
   if (on_done_) on_done_(id_);
 }
 

@@ -44,6 +44,8 @@ class JsonFieldReader {
   bool has(Field field) const { return kind(field) != Kind::absent; }
   // The decoded string, valid until the next read(); empty unless kind() is string.
   std::string_view string(Field field) const;
+  // The same, moved out of the reader (which then holds no copy of a long value).
+  std::string take_string(Field field);
   // The value of an integer field (one that fits in int64 or uint64 as written).
   std::optional<std::int64_t> integer(Field field) const;
 

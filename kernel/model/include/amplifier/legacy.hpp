@@ -65,5 +65,8 @@ Message to_unified(StoredMessage stored);
 // what was stored survives byte for byte; a legacy one is converted by to_unified().
 // `converted`, when given, is set to whether a conversion happened.
 boost::json::value read_stored_message(const boost::json::value &json, bool *converted = nullptr);
+// The same for a document the caller gives up: a unified-shape message is moved through, not
+// copied (a long answer is then not in memory twice).
+boost::json::value read_stored_message(boost::json::value &&json, bool *converted = nullptr);
 
 }  // namespace amplifier
