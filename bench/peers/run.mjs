@@ -3,6 +3,8 @@
 // raw node:http. Whole-process wall time (median of the repetitions, run round-robin so a
 // noisy neighbour hits everyone alike) and peak RSS (GNU time).
 // Usage: node run.mjs [--reps 9] [--big 50000] [--small 1000] [--tools 30] [--amplifier PATH]
+//                    [--baseline PATH]   (another amplifier binary, e.g. an older build, as two
+//                                         more contenders in the same run)
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +19,7 @@ const big = Number(args.big ?? 50000);
 const small = Number(args.small ?? 1000);
 const toolTurns = Number(args.tools ?? 30);
 const amplifier = path.resolve(args.amplifier ?? path.join(here, '../../build/host/amplifier'));
+const baseline = args.baseline ? path.resolve(args.baseline) : undefined;
 if (!fs.existsSync(amplifier)) throw new Error(`no amplifier binary at ${amplifier} (build first)`);
 if (!fs.existsSync(path.join(here, 'node_modules'))) throw new Error('run scripts/install-bench-deps.sh first');
 
@@ -49,13 +52,18 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 function contenders(baseUrl) {
   const node = (script) => (model) => ({ argv: [process.execPath, path.join(here, script), baseUrl, model], env: {} });
-  const amp = (format) => (model) => ({
-    argv: [amplifier, 'run', '--plan', path.join(here, 'plan.yaml'), ...(format ? ['--format', format] : []), 'go'],
+  const amp = (format, binary = amplifier) => (model) => ({
+    argv: [binary, 'run', '--plan', path.join(here, 'plan.yaml'), ...(format ? ['--format', format] : []), 'go'],
     env: { ANTHROPIC_BASE_URL: baseUrl, BENCH_MODEL: model, HOME: work, AMPLIFIER_HOME: work,
            ANTHROPIC_API_KEY: '', NO_COLOR: '1' } });
+  const before = baseline ? {
+    'baseline --format jsonl': amp('jsonl', baseline),
+    'baseline (text)': amp('', baseline),
+  } : {};
   return {
     'amplifier --format jsonl': amp('jsonl'),
     'amplifier (text)': amp(''),
+    ...before,
     '@anthropic-ai/sdk': node('sdk_client.mjs'),
     'eventsource-parser': node('esp_client.mjs'),
     'raw node:http': node('raw_client.mjs'),
@@ -82,7 +90,7 @@ try {
   const streamPairs = names.flatMap((name) => [small, big].flatMap((n) => [
     { name, n, kind: 'stream', run: all[name](`stream-${n}`) },
     { name, n, kind: 'tiny', run: all[name](`tiny-${n}`) }]));
-  const toolNames = ['amplifier --format jsonl', 'amplifier (text)', '@anthropic-ai/sdk'];
+  const toolNames = names.filter((name) => !['eventsource-parser', 'raw node:http'].includes(name));
   const toolPairs = toolNames.flatMap((name) => [0, toolTurns].map((k) => ({ name, k, run: all[name](`tools-${k}`) })));
   const coldPairs = names.map((name) => ({ name, run: all[name]('short') }));
   coldPairs.push({ name: 'amplifier, built-in offline plan', run: {

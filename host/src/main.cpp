@@ -10,13 +10,7 @@
 #include <cstdio>
 #include <exception>
 
-#include <malloc.h>
-
 int main(int argc, char **argv) {
-  // Blocks of 128 KB and more (a long answer and its copies) come from mmap and go back to the
-  // system when freed. glibc would otherwise raise that threshold after the first such free
-  // and keep later ones in the heap, where a finished answer's pages stay resident.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   CLI::App app{"amplifier: run LLM agents built from plugin modules (providers, orchestrators, "
                "context managers, tools, hooks) as a mount plan says."};
   app.require_subcommand(1);
