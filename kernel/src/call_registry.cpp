@@ -1,9 +1,9 @@
 #include "call_registry.hpp"
 
 #include "amplifier_sdk_json.hpp"
+#include "amplifier/json_fields.hpp"
 #include "amplifier/log.hpp"
 
-#include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -17,35 +17,6 @@ constexpr std::string_view kComponent = "calls";
 
 // Process-wide so an id is never reused, even across sessions.
 std::atomic<amp_call_id> next_call_id{1};
-
-// A basic_parser handler that accepts everything: parsing with it validates syntax (and
-// UTF-8) without allocating a document.
-struct NullHandler {
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-  using ec = boost::json::error_code;
-  using sv = boost::json::string_view;
-  bool on_document_begin(ec &) { return true; }
-  bool on_document_end(ec &) { return true; }
-  bool on_object_begin(ec &) { return true; }
-  bool on_object_end(std::size_t, ec &) { return true; }
-  bool on_array_begin(ec &) { return true; }
-  bool on_array_end(std::size_t, ec &) { return true; }
-  bool on_key_part(sv, std::size_t, ec &) { return true; }
-  bool on_key(sv, std::size_t, ec &) { return true; }
-  bool on_string_part(sv, std::size_t, ec &) { return true; }
-  bool on_string(sv, std::size_t, ec &) { return true; }
-  bool on_number_part(sv, ec &) { return true; }
-  bool on_int64(std::int64_t, sv, ec &) { return true; }
-  bool on_uint64(std::uint64_t, sv, ec &) { return true; }
-  bool on_double(double, sv, ec &) { return true; }
-  bool on_bool(bool, ec &) { return true; }
-  bool on_null(ec &) { return true; }
-  bool on_comment_part(sv, ec &) { return true; }
-  bool on_comment(sv, ec &) { return true; }
-};
 
 void violation(const MountedModule *reporter, const std::string &what) {
   log(LogLevel::Warning, kComponent,
@@ -62,10 +33,9 @@ boost::json::parse_options kernel_parse_options() {
 }
 
 bool is_valid_json(std::string_view text) {
-  boost::json::basic_parser<NullHandler> parser(kernel_parse_options());
-  boost::json::error_code ec;
-  std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
-  return !ec && used == text.size() && parser.done();
+  // A reader with no fields only validates: one pass, no document, nothing allocated.
+  thread_local JsonFieldReader validator;
+  return validator.read(text);
 }
 
 std::string_view to_string(amp_status status) {
