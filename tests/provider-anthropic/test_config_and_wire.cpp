@@ -4,10 +4,11 @@
 #include "anthropic_config.hpp"
 #include "http_settings.hpp"
 #include "provider_info.hpp"
-#include "wire_log.hpp"
+#include "amplifier/provider/wire_log.hpp"
 
 using namespace anthropic_test;
 using namespace provider_anthropic;
+using namespace amplifier::provider;
 namespace ms = amplifier::module_support;
 namespace transport = amplifier::transport;
 

@@ -1,6 +1,7 @@
 // provider-anthropic's configuration, read once when the instance is mounted.
 #pragma once
 #include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/provider/http_config.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -25,7 +26,9 @@ inline constexpr std::int64_t kMinThinkingBudget = 1024;
 // The reasoning efforts a request or the config may ask for. "none" switches thinking off.
 bool is_known_reasoning_effort(std::string_view effort);
 
-struct AnthropicConfig {
+// timeout, retries and TLS come from HttpConfig (provider-core), read the way every provider
+// reads them.
+struct AnthropicConfig : amplifier::provider::HttpConfig {
   // Empty when neither the config nor the environment gave one: the instance still mounts (so
   // `plan check` and listings work) and every call fails with an authentication error.
   std::string api_key;
@@ -33,20 +36,14 @@ struct AnthropicConfig {
   std::string default_model{kDefaultModel};
   std::int64_t max_tokens = kDefaultMaxTokens;
   std::optional<double> temperature;
-  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // a whole call, retries excluded
-  int max_retries = 5;
-  std::chrono::milliseconds min_retry_delay{1000};
-  std::chrono::milliseconds max_retry_delay{60000};
   bool extended_thinking = false;
   std::optional<std::int64_t> thinking_budget_tokens;
   std::optional<std::string> reasoning_effort;
   bool enable_prompt_caching = true;
   std::vector<std::string> beta_headers;
   bool raw = false;  // llm:request / llm:response carry the (redacted) wire payloads
-  bool verify_tls = true;
-  std::optional<std::string> ca_file;
 
-  using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+  using EnvLookup = amplifier::provider::EnvLookup;
 
   // Reads every key so `reader` can warn about the unknown ones; `env` supplies the defaults
   // of api_key and base_url. Throws ConfigError naming the first bad value.
@@ -54,7 +51,6 @@ struct AnthropicConfig {
                               const EnvLookup &env);
 };
 
-// The process environment, as an EnvLookup (unset and empty both read as absent).
-std::optional<std::string> process_env(std::string_view name);
+using amplifier::provider::process_env;
 
 }  // namespace provider_anthropic

@@ -2,18 +2,12 @@
 
 #include "error_mapping.hpp"
 
-#include <algorithm>
-#include <cmath>
 
 namespace provider_anthropic {
 
 namespace transport = amplifier::transport;
-using std::chrono::milliseconds;
 
 namespace {
-
-constexpr milliseconds kMaxConnectTimeout{10'000};
-constexpr milliseconds kMaxHonouredRetryAfter{60'000};
 
 std::string joined(const std::vector<std::string> &items, std::string_view separator) {
   std::string out;
@@ -44,37 +38,8 @@ transport::Headers anthropic_headers(const AnthropicConfig &config, bool streame
   return headers;
 }
 
-transport::Timeouts timeouts_for(const AnthropicConfig &config,
-                                 std::optional<double> request_timeout_seconds, bool streamed) {
-  milliseconds timeout = config.timeout;
-  if (request_timeout_seconds && *request_timeout_seconds > 0)
-    timeout =
-        milliseconds(std::max<std::int64_t>(1, std::llround(*request_timeout_seconds * 1000.0)));
-  transport::Timeouts timeouts;
-  timeouts.connect = std::min(timeout, kMaxConnectTimeout);
-  timeouts.read = timeout;
-  timeouts.stream_idle = timeout;
-  timeouts.total = streamed ? milliseconds(0) : timeout;
-  return timeouts;
-}
-
 transport::RetryOptions retry_options(const AnthropicConfig &config) {
-  transport::RetryOptions options;
-  options.max_retries = config.max_retries;
-  options.min_retry_delay = config.min_retry_delay;
-  options.max_retry_delay = config.max_retry_delay;
-  options.overloaded_delay_multiplier = kOverloadedDelayMultiplier;
-  options.max_honoured_retry_after = kMaxHonouredRetryAfter;
-  return options;
-}
-
-transport::HttpClientOptions client_options(const AnthropicConfig &config, transport::LogSink log) {
-  transport::HttpClientOptions options;
-  options.timeouts = timeouts_for(config, std::nullopt, true);
-  options.tls.verify_peer = config.verify_tls;
-  options.tls.extra_ca_file = config.ca_file.value_or("");
-  options.log = std::move(log);
-  return options;
+  return amplifier::provider::retry_options(config, kOverloadedDelayMultiplier);
 }
 
 }  // namespace provider_anthropic

@@ -3,6 +3,7 @@
 #pragma once
 #include "anthropic_config.hpp"
 
+#include "amplifier/provider/http_config.hpp"
 #include "amplifier/transport/http_client.hpp"
 #include "amplifier/transport/retry_policy.hpp"
 
@@ -20,17 +21,12 @@ std::string models_url(const AnthropicConfig &config,
 // content negotiation for a streamed or a whole response.
 amplifier::transport::Headers anthropic_headers(const AnthropicConfig &config, bool streamed);
 
-// `timeout` (the request's, else the config's) bounds the wait for the response head and,
-// when streaming, every silence between chunks (Anthropic sends pings, so a live stream never
-// goes quiet that long); a whole response must arrive within it altogether.
-amplifier::transport::Timeouts timeouts_for(const AnthropicConfig &config,
-                                            std::optional<double> request_timeout_seconds,
-                                            bool streamed);
+// Timeouts and the client's options as every provider derives them (Anthropic sends pings, so
+// a live stream never goes quiet for a whole `timeout`).
+using amplifier::provider::client_options;
+using amplifier::provider::timeouts_for;
 
 // The config's retry settings; overloaded errors (529) wait ten times longer.
 amplifier::transport::RetryOptions retry_options(const AnthropicConfig &config);
-
-amplifier::transport::HttpClientOptions client_options(const AnthropicConfig &config,
-                                                       amplifier::transport::LogSink log);
 
 }  // namespace provider_anthropic

@@ -2,7 +2,7 @@
 
 #include "error_mapping.hpp"
 #include "http_settings.hpp"
-#include "wire_log.hpp"
+#include "amplifier/provider/wire_log.hpp"
 
 #include "amplifier/errors.hpp"
 
@@ -16,6 +16,7 @@ namespace transport = amplifier::transport;
 using amplifier::ErrorKind;
 using amplifier::KernelError;
 using amplifier::KernelException;
+using namespace amplifier::provider;  // llm:* payloads
 
 namespace {
 

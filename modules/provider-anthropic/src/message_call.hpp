@@ -8,6 +8,7 @@
 #include "request_mapping.hpp"
 #include "stream_mapping.hpp"
 
+#include "amplifier/provider/call_table.hpp"
 #include "amplifier/transport/call.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -22,9 +23,10 @@
 
 namespace provider_anthropic {
 
-class MessageCall : public std::enable_shared_from_this<MessageCall> {
+class MessageCall final : public amplifier::provider::ProviderCall,
+                          public std::enable_shared_from_this<MessageCall> {
  public:
-  using DoneFn = std::function<void(amp_call_id)>;
+  using DoneFn = amplifier::provider::CallTable::DoneFn;
 
   MessageCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const AnthropicConfig> config,
               MappedRequest mapped, std::optional<double> request_timeout_seconds);
@@ -37,7 +39,7 @@ class MessageCall : public std::enable_shared_from_this<MessageCall> {
   void start(amplifier::transport::HttpClient &client, DoneFn on_done);
 
   // Aborts the exchange at once; the call then ends with a `cancelled` terminal event.
-  void cancel();
+  void cancel() override;
 
  private:
   amplifier::transport::CallSpec spec() const;

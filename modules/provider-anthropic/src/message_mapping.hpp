@@ -5,7 +5,7 @@
 //     dropped;
 //   - roles must alternate, so consecutive messages of one role are merged.
 #pragma once
-#include "degradation_log.hpp"
+#include "amplifier/provider/degradation_log.hpp"
 
 #include "amplifier/model.hpp"
 
@@ -16,6 +16,8 @@
 #include <vector>
 
 namespace provider_anthropic {
+
+using amplifier::provider::DegradationLog;
 
 // The text of the synthetic result given to a tool call that has none.
 inline constexpr std::string_view kMissingToolResultText =

@@ -1,11 +1,14 @@
 #include "provider_info.hpp"
 
+#include "amplifier/provider/http_config.hpp"
+
 #include <array>
 #include <string_view>
 
 namespace provider_anthropic {
 
 namespace json = boost::json;
+using amplifier::provider::config_field;
 
 namespace {
 
@@ -33,53 +36,45 @@ const ModelFamily &family_of(std::string_view id) {
   return kNewerModel;
 }
 
-json::object field(std::string_view id, std::string_view display_name, std::string_view type,
-                   std::string_view prompt, json::value default_value = nullptr) {
-  json::object out{{"id", id},
-                   {"display_name", display_name},
-                   {"field_type", type},
-                   {"prompt", prompt},
-                   {"required", false}};
-  if (!default_value.is_null()) out["default"] = std::move(default_value);
-  return out;
-}
-
 json::array config_fields() {
-  json::object api_key = field("api_key", "API key", "secret", "Your Anthropic API key");
+  json::object api_key =
+      config_field("api_key", "API key", "secret", "Your Anthropic API key");
   api_key["env_var"] = kApiKeyEnv;
   api_key["required"] = true;
   json::object base_url =
-      field("base_url", "Base URL", "text", "API endpoint", json::string(kDefaultBaseUrl));
+      config_field("base_url", "Base URL", "text", "API endpoint", json::string(kDefaultBaseUrl));
   base_url["env_var"] = kBaseUrlEnv;
-  json::object effort = field("reasoning_effort", "Reasoning effort", "choice",
+  json::object effort = config_field("reasoning_effort", "Reasoning effort", "choice",
                               "Switches extended thinking on with a budget for this effort");
   effort["choices"] = json::array{"none", "minimal", "low", "medium", "high"};
   return json::array{
       std::move(api_key),
       std::move(base_url),
-      field("default_model", "Model", "text", "Model used when a request names none",
+      config_field("default_model", "Model", "text", "Model used when a request names none",
             json::string(kDefaultModel)),
-      field("max_tokens", "Max output tokens", "text", "Output limit when a request sets none",
+      config_field("max_tokens", "Max output tokens", "text",
+                   "Output limit when a request sets none",
             kDefaultMaxTokens),
-      field("temperature", "Temperature", "text", "Sampling temperature (0 to 1)"),
-      field("timeout", "Timeout (s)", "text",
+      config_field("temperature", "Temperature", "text", "Sampling temperature (0 to 1)"),
+      config_field("timeout", "Timeout (s)", "text",
             "Longest wait for a response or between streamed chunks", 600),
-      field("max_retries", "Max retries", "text", "Retries of a failed request", 5),
-      field("min_retry_delay", "Min retry delay (s)", "text", "First backoff delay", 1),
-      field("max_retry_delay", "Max retry delay (s)", "text", "Longest backoff delay", 60),
-      field("extended_thinking", "Extended thinking", "boolean",
+      config_field("max_retries", "Max retries", "text", "Retries of a failed request", 5),
+      config_field("min_retry_delay", "Min retry delay (s)", "text", "First backoff delay", 1),
+      config_field("max_retry_delay", "Max retry delay (s)", "text", "Longest backoff delay", 60),
+      config_field("extended_thinking", "Extended thinking", "boolean",
             "Let the model think before answering", false),
-      field("thinking_budget_tokens", "Thinking budget", "text",
+      config_field("thinking_budget_tokens", "Thinking budget", "text",
             "Tokens the model may spend thinking"),
       std::move(effort),
-      field("enable_prompt_caching", "Prompt caching", "boolean",
+      config_field("enable_prompt_caching", "Prompt caching", "boolean",
             "Cache the stable prefix of requests", true),
-      field("beta_headers", "Beta features", "text", "anthropic-beta values, comma separated"),
-      field("raw", "Raw payloads", "boolean",
+      config_field("beta_headers", "Beta features", "text",
+                   "anthropic-beta values, comma separated"),
+      config_field("raw", "Raw payloads", "boolean",
             "Include the (redacted) wire payloads in llm:* events", false),
-      field("verify_tls", "Verify TLS", "boolean",
+      config_field("verify_tls", "Verify TLS", "boolean",
             "Check the server certificate (turn off only for testing)", true),
-      field("ca_file", "CA file", "text", "Extra trusted certificate authorities (PEM)"),
+      config_field("ca_file", "CA file", "text", "Extra trusted certificate authorities (PEM)"),
   };
 }
 

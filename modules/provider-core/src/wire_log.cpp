@@ -1,4 +1,4 @@
-#include "wire_log.hpp"
+#include "amplifier/provider/wire_log.hpp"
 
 #include "amplifier/errors.hpp"
 
@@ -6,7 +6,7 @@
 #include <array>
 #include <cctype>
 
-namespace provider_anthropic {
+namespace amplifier::provider {
 
 namespace json = boost::json;
 
@@ -105,4 +105,4 @@ json::object llm_response_payload(const ResponseSummary &summary, bool raw,
   return payload;
 }
 
-}  // namespace provider_anthropic
+}  // namespace amplifier::provider

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace provider_anthropic {
+namespace amplifier::provider {
 
 class DegradationLog {
  public:
@@ -29,4 +29,4 @@ class DegradationLog {
   std::vector<Entry> entries_;
 };
 
-}  // namespace provider_anthropic
+}  // namespace amplifier::provider

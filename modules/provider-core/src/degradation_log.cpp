@@ -1,6 +1,6 @@
-#include "degradation_log.hpp"
+#include "amplifier/provider/degradation_log.hpp"
 
-namespace provider_anthropic {
+namespace amplifier::provider {
 
 void DegradationLog::note(std::string_view feature, std::string reason,
                           std::optional<std::string> fallback) {
@@ -28,4 +28,4 @@ std::vector<amplifier::Degradation> DegradationLog::take() {
   return out;
 }
 
-}  // namespace provider_anthropic
+}  // namespace amplifier::provider

@@ -1,5 +1,5 @@
-// The payloads of llm:request / llm:response. With `raw: true` they carry what went over the
-// wire, but never a credential: auth headers are masked and the API key is scrubbed from every
+// The payloads of llm:request / llm:response, for every provider module. With `raw: true`
+// they carry what went over the wire, but never a credential: auth headers are masked and the API key is scrubbed from every
 // string, so event logs can be shared.
 #pragma once
 #include "amplifier/errors.hpp"
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace provider_anthropic {
+namespace amplifier::provider {
 
 inline constexpr std::string_view kRedacted = "[REDACTED]";
 
@@ -60,4 +60,4 @@ boost::json::object llm_response_payload(const ResponseSummary &summary, bool ra
                                          const amplifier::transport::Headers &headers,
                                          boost::json::value raw_body, std::string_view api_key);
 
-}  // namespace provider_anthropic
+}  // namespace amplifier::provider

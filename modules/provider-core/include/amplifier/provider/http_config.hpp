@@ -1,0 +1,75 @@
+// What every HTTP provider module reads from its config the same way: credentials and URLs
+// that fall back to the environment, timeouts, retries and TLS; and how those settings become
+// the shared transport's options. Pure functions, unit-tested without a network.
+#pragma once
+#include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/transport/http_client.hpp"
+#include "amplifier/transport/retry_policy.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace amplifier::provider {
+
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// The process environment, as an EnvLookup (unset and empty both read as absent).
+std::optional<std::string> process_env(std::string_view name);
+
+// The config value when given and non-empty, else the environment variable, else nullopt. An
+// empty config value counts as absent because "${OPENAI_API_KEY}" expands to "" when the
+// variable is unset.
+std::optional<std::string> string_or_env(module_support::ConfigReader &reader,
+                                         std::string_view key, std::string_view env_name,
+                                         const EnvLookup &env);
+
+// `url` without trailing slashes; throws the reader's ConfigError for `key` unless it starts
+// with http:// or https://.
+std::string checked_base_url(module_support::ConfigReader &reader, std::string_view key,
+                             std::string url);
+
+// A duration given in seconds (fractions allowed) between `min_seconds` and a day.
+std::chrono::milliseconds seconds_key(module_support::ConfigReader &reader, std::string_view key,
+                                      std::chrono::milliseconds fallback, double min_seconds);
+
+struct HttpConfig {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // a whole call, retries excluded
+  int max_retries = 5;
+  std::chrono::milliseconds min_retry_delay{1000};
+  std::chrono::milliseconds max_retry_delay{60000};
+  bool verify_tls = true;
+  std::optional<std::string> ca_file;
+};
+
+// Reads timeout, max_retries, min_retry_delay, max_retry_delay, verify_tls and ca_file into
+// `config` (whose values are the defaults). Throws ConfigError naming the first bad value.
+void read_http_config(module_support::ConfigReader &reader, HttpConfig &config);
+
+// `timeout` (the request's, else the config's) bounds the wait for the response head and,
+// when streaming, every silence between chunks; a whole response must arrive within it.
+transport::Timeouts timeouts_for(const HttpConfig &config,
+                                 std::optional<double> request_timeout_seconds, bool streamed);
+
+// The config's retry settings. A server's wait (retry-after-ms, retry-after) of up to 60 s is
+// honoured even beyond max_retry_delay; `overloaded` errors wait `overloaded_multiplier` times
+// the backoff.
+transport::RetryOptions retry_options(const HttpConfig &config, double overloaded_multiplier = 1.0);
+
+transport::HttpClientOptions client_options(const HttpConfig &config, transport::LogSink log);
+
+// One entry of a provider's config_fields (ProviderInfo): {id, display_name, field_type,
+// prompt, required: false, default?}.
+boost::json::object config_field(std::string_view id, std::string_view display_name,
+                                 std::string_view type, std::string_view prompt,
+                                 boost::json::value default_value = nullptr);
+
+// The config_fields entries of HttpConfig's keys, with the config's values as defaults.
+void append_http_config_fields(const HttpConfig &config, boost::json::array &fields);
+
+}  // namespace amplifier::provider
