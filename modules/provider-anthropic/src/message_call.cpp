@@ -2,9 +2,10 @@
 
 #include "error_mapping.hpp"
 #include "http_settings.hpp"
-#include "amplifier/provider/wire_log.hpp"
 
 #include "amplifier/errors.hpp"
+#include "amplifier/provider/call_reports.hpp"
+#include "amplifier/provider/wire_log.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -20,7 +21,6 @@ using namespace amplifier::provider;  // llm:* payloads
 
 namespace {
 
-constexpr std::string_view kToolSequenceRepaired = "provider:tool_sequence_repaired";
 constexpr std::string_view kProviderRetry = "provider:retry";
 constexpr std::string_view kLlmRequest = "llm:request";
 constexpr std::string_view kLlmResponse = "llm:response";
@@ -45,7 +45,8 @@ MessageCall::MessageCall(amp::sdk::Host host, amp_call_id id,
 
 void MessageCall::start(transport::HttpClient &client, DoneFn on_done) {
   on_done_ = std::move(on_done);
-  report_repairs();
+  report_tool_repairs(host_, kModuleId, mapped_.repaired_tool_calls,
+                      mapped_.dropped_tool_results);
   report_request();
   started_at_ = std::chrono::steady_clock::now();
 
@@ -198,19 +199,6 @@ void MessageCall::finish_error(KernelError error, int status) {
   if (on_done_) on_done_(id_);
 }
 
-void MessageCall::report_repairs() const {
-  for (const std::string &id : mapped_.dropped_tool_results)
-    host_.warn("dropped a tool result for '" + id + "': no tool call of that id precedes it");
-  if (mapped_.repaired_tool_calls.empty()) return;
-  json::array repairs;
-  for (const auto &call : mapped_.repaired_tool_calls)
-    repairs.push_back(
-        json::object{{"tool_call_id", call.tool_call_id}, {"tool_name", call.tool_name}});
-  emit(kToolSequenceRepaired, json::object{{"provider", kModuleId},
-                                           {"repair_count", mapped_.repaired_tool_calls.size()},
-                                           {"repairs", std::move(repairs)}});
-}
-
 void MessageCall::report_request() const {
   if (!host_.has_hook_handlers(kLlmRequest)) return;  // nobody to build the payload for
   const RequestSummary summary{kModuleId,
@@ -238,12 +226,7 @@ void MessageCall::report_response(int status, const amplifier::ChatResponse *res
 }
 
 void MessageCall::emit(std::string_view event, const json::object &payload) const {
-  try {
-    if (host_.notify(event, json::serialize(payload)) != AMP_OK)
-      host_.warn("could not emit " + std::string(event));
-  } catch (const std::exception &e) {
-    host_.warn("could not emit " + std::string(event) + ": " + e.what());
-  }
+  notify_or_warn(host_, event, payload);
 }
 
 }  // namespace provider_anthropic

@@ -49,7 +49,6 @@ class MessageCall final : public amplifier::provider::ProviderCall,
   void on_retry(const amplifier::transport::RetryNotice &notice);
   void on_complete(amplifier::transport::CallResult result);
   amplifier::ChatResponse whole_response(const std::string &body);
-  void report_repairs() const;
   void report_request() const;
   void report_response(int status, const amplifier::ChatResponse *response,
                        const amplifier::KernelError *error) const;

@@ -5,6 +5,7 @@
 //     dropped;
 //   - roles must alternate, so consecutive messages of one role are merged.
 #pragma once
+#include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/degradation_log.hpp"
 
 #include "amplifier/model.hpp"
@@ -23,10 +24,7 @@ using amplifier::provider::DegradationLog;
 inline constexpr std::string_view kMissingToolResultText =
     "Tool result missing: the call was interrupted before it produced a result.";
 
-struct RepairedToolCall {
-  std::string tool_call_id;
-  std::string tool_name;
-};
+using amplifier::provider::RepairedToolCall;
 
 struct ConversationMapping {
   // Every system message's text, joined by a blank line; nullopt when there was none.

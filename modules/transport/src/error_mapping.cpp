@@ -50,6 +50,8 @@ void read_error_object(const json::object &error, VendorError &out) {
   out.code = string_member(error, "code");
   out.message = string_member(error, "message");
   out.retry_delay_seconds = google_retry_delay(error);
+  if (const json::value *inner = error.if_contains("innererror"); inner && inner->is_object())
+    out.innererror = inner->get_object();
 }
 
 // The object holding the error: {"error":{...}}, an OpenAI response.failed's
@@ -118,6 +120,7 @@ std::optional<std::string> header_request_id(const Headers &headers) {
 void note_vendor_codes(const VendorError &vendor, KernelError &error) {
   if (!vendor.type.empty()) error.extra["vendor_type"] = vendor.type;
   if (!vendor.code.empty()) error.extra["vendor_code"] = vendor.code;
+  if (vendor.innererror) error.extra["innererror"] = *vendor.innererror;
 }
 
 void apply_identity(const ErrorMappingOptions &options, KernelError &error) {

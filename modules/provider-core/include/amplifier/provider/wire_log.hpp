@@ -1,6 +1,6 @@
 // The payloads of llm:request / llm:response, for every provider module. With `raw: true`
-// they carry what went over the wire, but never a credential: auth headers are masked and the API key is scrubbed from every
-// string, so event logs can be shared.
+// they carry what went over the wire, but never a credential: auth headers are masked and the
+// API key is scrubbed from every string, so event logs can be shared.
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"

@@ -5,6 +5,8 @@
 #include "amplifier/errors.hpp"
 #include "amplifier/transport/headers.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -25,6 +27,9 @@ struct VendorError {
   std::string message;  // error.message, or a bare string error
   std::optional<std::string> request_id;        // top-level request_id
   std::optional<double> retry_delay_seconds;    // Google RetryInfo.retryDelay ("26s")
+  // Azure OpenAI's error.innererror (its code and the content filter results), kept whole in
+  // the KernelError's extra.innererror.
+  std::optional<boost::json::object> innererror;
 };
 // Never throws; a body that is not JSON (or an unknown shape) yields an empty VendorError.
 VendorError parse_vendor_error(std::string_view body);
