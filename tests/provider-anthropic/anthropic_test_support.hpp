@@ -1,27 +1,14 @@
-// Helpers for the provider-anthropic tests: the recorded vendor fixtures (tests/fixtures/vendor,
-// read byte for byte), ChatRequests written as JSON, sessions against a loopback server and a
-// recorder of kernel events.
+// Helpers for the provider-anthropic tests, on top of the shared vendor-test helpers
+// (tests/support/vendor_test_support.hpp): the plan and config every suite starts from.
 #pragma once
-#include "amplifier/coordinator.hpp"
-#include "amplifier/log.hpp"
-#include "amplifier/model.hpp"
-#include "amplifier/mount_plan.hpp"
-#include "amplifier/session.hpp"
 #include "kernel_calls.hpp"
+#include "temp_files.hpp"
+#include "vendor_test_support.hpp"
 
 #include <boost/json.hpp>
-#include <doctest/doctest.h>
 
-#include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <mutex>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,156 +19,13 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-inline std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// A fresh directory (with one file, marker.txt, for tools to find), removed at the end.
-class TempDir {
+// A fresh directory with one file, marker.txt, for tools to find.
+class TempDir : public amp_test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "amp-anthropic-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = fs::canonical(pattern);
-    std::ofstream(path_ / "marker.txt") << "marker\n";
+  TempDir() : amp_test::TempDir("amp-anthropic") {
+    amp_test::write_file(*this / "marker.txt", "marker\n");
   }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-// A recorded vendor fixture, byte for byte.
-inline std::string fixture(std::string_view name) {
-  return read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name);
-}
-
-inline json::object fixture_json(std::string_view name) {
-  return json::parse(fixture(name)).as_object();
-}
-
-// Every anthropic_* fixture in tests/fixtures/vendor with the given extension, sorted by name.
-inline std::vector<std::string> fixtures_with(std::string_view extension) {
-  std::vector<std::string> names;
-  for (const auto &entry :
-       fs::directory_iterator(fs::path(AMP_VENDOR_FIXTURE_DIR))) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("anthropic_", 0) == 0 && entry.path().extension() == extension)
-      names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The `data:` payloads of an SSE fixture, in order (for expectations, not for parsing tests).
-inline std::vector<json::object> sse_payloads(const std::string &sse) {
-  std::vector<json::object> payloads;
-  std::istringstream in(sse);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("data:", 0) == 0) payloads.push_back(json::parse(line.substr(5)).as_object());
-  }
-  return payloads;
-}
-
-inline amplifier::ChatRequest chat_request(std::string_view json_text) {
-  return amplifier::from_json<amplifier::ChatRequest>(json::parse(json_text));
-}
-
-// Captures every kernel log line while it lives.
-class LogCapture {
- public:
-  LogCapture() {
-    amplifier::set_log_sink(
-        [this](amplifier::LogLevel level, std::string_view component, std::string_view message) {
-          std::lock_guard lock(mutex_);
-          lines_.push_back(std::string(amplifier::to_string(level)) + " [" +
-                           std::string(component) + "] " + std::string(message));
-        });
-  }
-  ~LogCapture() { amplifier::set_log_sink({}); }
-  LogCapture(const LogCapture &) = delete;
-  LogCapture &operator=(const LogCapture &) = delete;
-
-  std::vector<std::string> containing(std::string_view needle) const {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> found;
-    for (const auto &line : lines_)
-      if (line.find(needle) != std::string::npos) found.push_back(line);
-    return found;
-  }
-  std::string all() const {
-    std::lock_guard lock(mutex_);
-    std::string text;
-    for (const auto &line : lines_) text += line + "\n";
-    return text;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
-
-// Every kernel event emitted in a session, in order, with its payload.
-class EventRecorder {
- public:
-  struct Event {
-    std::string name;
-    json::object data;
-  };
-
-  explicit EventRecorder(amplifier::HookRegistry &hooks) : hooks_(hooks) {
-    handler_ = hooks.register_handler(std::string(amplifier::HookRegistry::kAllEvents),
-                                      [this](std::string_view event, const json::object &data) {
-                                        std::lock_guard lock(mutex_);
-                                        events_.push_back(Event{std::string(event), data});
-                                        changed_.notify_all();
-                                        return amplifier::HookResult{};
-                                      });
-  }
-  // The session may outlive the recorder (and still emit session:end).
-  ~EventRecorder() { hooks_.unregister(handler_); }
-  EventRecorder(const EventRecorder &) = delete;
-  EventRecorder &operator=(const EventRecorder &) = delete;
-
-  std::vector<Event> named(std::string_view name) const {
-    std::lock_guard lock(mutex_);
-    std::vector<Event> found;
-    for (const auto &event : events_)
-      if (event.name == name) found.push_back(event);
-    return found;
-  }
-  std::vector<std::string> names() const {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
-    for (const auto &event : events_) out.push_back(event.name);
-    return out;
-  }
-  // Blocks until an event called `name` was recorded (condition variable, no polling).
-  bool wait_for(std::string_view name, std::chrono::milliseconds timeout = 10s) const {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, timeout, [&] {
-      for (const auto &event : events_)
-        if (event.name == name) return true;
-      return false;
-    });
-  }
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
-  std::vector<Event> events_;
-  amplifier::HookRegistry &hooks_;
-  amplifier::HookRegistry::HandlerId handler_ = 0;
+  std::string path() const { return amp_test::TempDir::path().string(); }
 };
 
 // A plan with loop-basic, context-simple and provider-anthropic (config as JSON) plus `rest`.
@@ -199,16 +43,21 @@ inline json::object loopback_config(const std::string &base_url) {
                       {"max_retry_delay", 0.05},        {"max_retries", 2}};
 }
 
-inline std::unique_ptr<amplifier::Session> open_session(const std::string &yaml) {
-  amplifier::SessionOptions options;
-  options.module_path = {AMP_MODULE_DIR};
-  auto session =
-      std::make_unique<amplifier::Session>(amplifier::parse_mount_plan(yaml, "test-plan"), options);
-  session->initialize();
-  return session;
-}
-
 using amp_test::CallRecorder;
+using amp_test::chat_request;
+using amp_test::EventRecorder;
+using amp_test::fixture;
+using amp_test::fixture_json;
+using amp_test::LogCapture;
+using amp_test::open_session;
+using amp_test::read_file;
+using amp_test::recorded_error;
+using amp_test::sse_payloads;
+
+// Every anthropic_* fixture with the given extension, sorted by name.
+inline std::vector<std::string> fixtures_with(std::string_view extension) {
+  return amp_test::fixtures_with("anthropic_", extension);
+}
 
 // One provider call started directly, recorded.
 inline std::shared_ptr<CallRecorder> complete(amplifier::Session &session,

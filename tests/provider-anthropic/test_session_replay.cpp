@@ -20,20 +20,6 @@ loopback::ScriptedResponse sse_fixture(std::string_view name) {
   return loopback::ScriptedResponse::sse(fixture(name), kSmallPieces);
 }
 
-// A recorded {status_code, headers, body} error as the server's response.
-loopback::ScriptedResponse recorded_error(std::string_view name) {
-  const json::object recorded = fixture_json(name);
-  loopback::HeaderList headers;
-  for (const auto &field : recorded.at("headers").as_object()) {
-    const std::string key(field.key());
-    if (key == "content-length" || key == "connection")
-      continue;  // the server frames the body itself
-    headers.emplace_back(key, std::string(field.value().as_string()));
-  }
-  return loopback::ScriptedResponse::json(static_cast<int>(recorded.at("status_code").as_int64()),
-                                          json::serialize(recorded.at("body")), headers);
-}
-
 std::string sse_event(std::string_view type, const json::object &data) {
   return "event: " + std::string(type) + "\ndata: " + json::serialize(data) + "\n\n";
 }
