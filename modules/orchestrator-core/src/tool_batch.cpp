@@ -108,6 +108,7 @@ class BatchRun {
   void start(std::size_t i) {
     const ToolCallBlock &call = calls_[i];
     if (cancelled_before_start(i)) return;
+    if (rejected_arguments(i)) return;
     // An ask_user is settled here, in the turn (blocking a pool worker while the user thinks):
     // the user's answer decides whether this call starts. The calls after it wait, the ones already started keep running.
     HookOutcome pre = settle_approval(
@@ -129,6 +130,23 @@ class BatchRun {
       return;
     }
     execute(i);
+  }
+
+  // A provider that could not read the model's arguments as a JSON object says so in
+  // extra.arguments_error (kernel/model content.hpp): the model gets an error it can act on,
+  // and the tool never runs on input it did not write.
+  bool rejected_arguments(std::size_t i) {
+    const ToolCallBlock &call = calls_[i];
+    const json::value *reason = call.extra.if_contains("arguments_error");
+    if (!reason || !reason->is_string()) return false;
+    std::string message = "Error: the arguments of this call to tool '" + call.name +
+                          "' could not be used: " + std::string(reason->get_string()) + ".";
+    if (const json::value *raw = call.extra.if_contains("arguments"); raw && raw->is_string())
+      message += " They were: " + std::string(raw->get_string());
+    message += "\nCall the tool again with the arguments as one JSON object.";
+    emit_tool_error(i, "invalid_arguments", message);
+    outcomes_[i] = error_outcome(call, std::move(message));
+    return true;
   }
 
   bool cancelled_before_start(std::size_t i) {

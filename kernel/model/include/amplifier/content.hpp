@@ -50,6 +50,9 @@ struct ReasoningBlock {
   boost::json::object extra;
 };
 
+// A provider that cannot read the model's arguments as a JSON object still returns the call:
+// input {}, extra.arguments the raw text, extra.arguments_error why. Orchestrators answer such
+// a call with an error result the model can read instead of running the tool.
 struct ToolCallBlock {
   static constexpr std::string_view kType = "tool_call";
   std::string id;
