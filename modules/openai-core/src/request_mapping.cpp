@@ -1,0 +1,360 @@
+#include "request_mapping.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <map>
+#include <set>
+
+namespace openai_responses {
+
+namespace json = boost::json;
+using amplifier::ChatRequest;
+using amplifier::ContentBlock;
+using amplifier::Message;
+using amplifier::Role;
+using amplifier::provider::DegradationLog;
+
+namespace {
+
+std::string_view string_at(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
+}
+
+json::object part(std::string_view type, std::string_view text) {
+  return {{"type", type}, {"text", text}};
+}
+
+json::object message_item(std::string_view role, json::array content) {
+  return {{"role", role}, {"content", std::move(content)}};
+}
+
+// The text a tool result sends: strings as they are, anything else as JSON text.
+std::string tool_output_text(const json::value &output) {
+  if (output.is_string()) return std::string(output.get_string());
+  if (output.is_null()) return {};
+  return json::serialize(output);
+}
+
+// An image as the API takes it: a URL, or the base64 data as a data: URL.
+std::optional<std::string> image_url(const json::object &source) {
+  if (auto url = string_at(source, "url"); !url.empty()) return std::string(url);
+  const auto media_type = string_at(source, "media_type");
+  const auto data = string_at(source, "data");
+  if (string_at(source, "type") == "base64" && !media_type.empty() && !data.empty())
+    return "data:" + std::string(media_type) + ";base64," + std::string(data);
+  return std::nullopt;
+}
+
+// A reasoning block's summary as the API's list of summary_text parts.
+json::array summary_parts(const json::value &summary) {
+  if (summary.is_array()) return summary.get_array();
+  if (summary.is_string() && !summary.get_string().empty())
+    return json::array{part("summary_text", summary.get_string())};
+  return {};
+}
+
+class InputMapper {
+ public:
+  explicit InputMapper(DegradationLog &degradations) : degradations_(degradations) {}
+
+  InputMapping run(const std::vector<Message> &messages) {
+    for (const Message &message : messages) add(message);
+    close_tool_calls();
+    return std::move(result_);
+  }
+
+ private:
+  void add(const Message &message) {
+    switch (message.role) {
+      case Role::system:
+        return add_instructions(message.text());
+      case Role::developer:
+        close_tool_calls();
+        if (auto text = message.text(); !text.empty())
+          result_.input.push_back(
+              message_item("developer", json::array{part("input_text", text)}));
+        return;
+      case Role::assistant:
+        return add_assistant(message);
+      case Role::tool:
+      case Role::function:
+        return add_tool_message(message);
+      case Role::user:
+        return add_user(message);
+    }
+  }
+
+  void add_instructions(const std::string &text) {
+    if (text.empty()) return;
+    if (!result_.instructions.empty()) result_.instructions += "\n\n";
+    result_.instructions += text;
+  }
+
+  void add_user(const Message &message) {
+    json::array content;
+    if (const auto *text = std::get_if<std::string>(&message.content)) {
+      if (!text->empty()) content.push_back(part("input_text", *text));
+    } else {
+      for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          add_tool_result(result->tool_call_id, tool_output_text(result->output));
+        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+          if (!t->text.empty()) content.push_back(part("input_text", t->text));
+        } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
+          if (auto url = image_url(image->source))
+            content.push_back(json::object{{"type", "input_image"}, {"image_url", *url}});
+          else
+            degradations_.note("image", "an image source that is neither base64 nor a URL",
+                               "the image was left out");
+        } else {
+          drop_block(block, "user");
+        }
+      }
+    }
+    close_tool_calls();
+    if (!content.empty()) result_.input.push_back(message_item("user", std::move(content)));
+  }
+
+  // The blocks in their order: text runs become assistant messages; reasoning and function
+  // calls become items of their own between them, exactly where the model produced them.
+  void add_assistant(const Message &message) {
+    close_tool_calls();
+    if (const auto *plain = std::get_if<std::string>(&message.content)) {
+      if (!plain->empty())
+        result_.input.push_back(
+            message_item("assistant", json::array{part("output_text", *plain)}));
+      return;
+    }
+    json::array text;
+    auto flush_text = [&] {
+      if (!text.empty()) result_.input.push_back(message_item("assistant", std::move(text)));
+      text = {};
+    };
+    for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+      if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+        if (!t->text.empty()) text.push_back(part("output_text", t->text));
+      } else if (const auto *reasoning = amplifier::block_as<amplifier::ReasoningBlock>(block)) {
+        flush_text();
+        add_reasoning(*reasoning);
+      } else if (const auto *call = amplifier::block_as<amplifier::ToolCallBlock>(block)) {
+        flush_text();
+        add_function_call(*call);
+      } else {
+        drop_block(block, "assistant");
+      }
+    }
+    flush_text();
+  }
+
+  // Re-sent as received: id, summary and the last encrypted_content, which is what lets the
+  // model continue its reasoning without server-side state.
+  void add_reasoning(const amplifier::ReasoningBlock &block) {
+    const auto id = string_at(block.extra, "id");
+    if (id.empty()) {
+      degradations_.note("reasoning_block",
+                         "a reasoning block without an item id (from another provider) cannot be "
+                         "sent to the Responses API",
+                         "the reasoning block was left out");
+      return;
+    }
+    json::object item{{"type", "reasoning"}, {"id", id}, {"summary", summary_parts(block.summary)}};
+    if (const json::value *encrypted = block.extra.if_contains("encrypted_content");
+        encrypted && encrypted->is_string())
+      item["encrypted_content"] = *encrypted;
+    result_.input.push_back(std::move(item));
+  }
+
+  void add_function_call(const amplifier::ToolCallBlock &call) {
+    json::object item{{"type", "function_call"}, {"call_id", call.id}, {"name", call.name}};
+    // The arguments as the model wrote them when they were kept (they did not survive a
+    // parse unchanged, or were not JSON at all), else the input as JSON text.
+    if (auto raw = string_at(call.extra, "arguments"); call.extra.contains("arguments"))
+      item["arguments"] = raw;
+    else
+      item["arguments"] = json::serialize(call.input);
+    if (auto item_id = string_at(call.extra, "item_id"); !item_id.empty()) item["id"] = item_id;
+    result_.input.push_back(std::move(item));
+    open_calls_.push_back(RepairedToolCall{call.id, call.name});
+  }
+
+  void add_tool_message(const Message &message) {
+    bool had_result_block = false;
+    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
+      for (const ContentBlock &block : *blocks) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          had_result_block = true;
+          add_tool_result(result->tool_call_id, tool_output_text(result->output));
+        }
+      }
+    }
+    if (!had_result_block) add_tool_result(message.tool_call_id.value_or(""), message.text());
+  }
+
+  void add_tool_result(const std::string &call_id, std::string output) {
+    bool open = false;
+    for (const auto &call : open_calls_) open = open || call.tool_call_id == call_id;
+    if (!open || results_.contains(call_id)) {
+      result_.dropped_tool_results.push_back(call_id);
+      return;
+    }
+    results_.emplace(call_id, std::move(output));
+  }
+
+  // The results of the latest calls, in call order; a call without one gets a synthetic
+  // result, so the conversation stays valid after an interrupted tool run.
+  void close_tool_calls() {
+    for (const RepairedToolCall &call : open_calls_) {
+      auto it = results_.find(call.tool_call_id);
+      std::string output;
+      if (it != results_.end()) {
+        output = std::move(it->second);
+      } else {
+        output = std::string(kMissingToolOutput);
+        result_.repaired_tool_calls.push_back(call);
+      }
+      result_.input.push_back(json::object{
+          {"type", "function_call_output"}, {"call_id", call.tool_call_id}, {"output", output}});
+    }
+    open_calls_.clear();
+    results_.clear();
+  }
+
+  void drop_block(const ContentBlock &block, std::string_view role) {
+    const std::string type(amplifier::block_type(block));
+    degradations_.note(type + "_block",
+                       "a " + type + " block in a " + std::string(role) +
+                           " message has no Responses API equivalent",
+                       "the block was left out");
+  }
+
+  DegradationLog &degradations_;
+  InputMapping result_;
+  std::vector<RepairedToolCall> open_calls_;
+  std::map<std::string, std::string, std::less<>> results_;
+};
+
+json::object tool_definition(const amplifier::ToolSpec &spec) {
+  json::object tool{{"type", "function"}, {"name", spec.name}};
+  if (spec.description && !spec.description->empty()) tool["description"] = *spec.description;
+  tool["parameters"] = spec.parameters
+                           ? *spec.parameters
+                           : json::object{{"type", "object"}, {"properties", json::object{}}};
+  // The API's default is strict validation, which only schemas written for it pass (every
+  // property required, no additional properties); a tool's own schema is checked as it is.
+  tool["strict"] = false;
+  return tool;
+}
+
+// The Responses tool_choice, or nullopt for the API default (auto).
+std::optional<json::value> tool_choice(const json::value &choice, DegradationLog &degradations) {
+  std::string_view mode, name;
+  if (choice.is_string()) {
+    mode = choice.get_string();
+  } else if (choice.is_object()) {
+    const json::object &object = choice.get_object();
+    mode = string_at(object, "type");
+    name = string_at(object, "name");
+    if (const json::value *function = object.if_contains("function");
+        name.empty() && function && function->is_object())
+      name = string_at(function->get_object(), "name");
+  }
+  if (!name.empty()) return json::object{{"type", "function"}, {"name", name}};
+  if (mode == "auto" || mode == "none" || mode == "required") return json::value(mode);
+  if (mode == "any") return json::value("required");
+  degradations.note("tool_choice", "tool_choice " + json::serialize(choice) + " is not understood",
+                    "auto");
+  return std::nullopt;
+}
+
+// response_format -> text.format: json_schema and json_object are the API's own modes.
+std::optional<json::object> text_format(const json::value &format, DegradationLog &degradations) {
+  std::string_view type;
+  if (format.is_string()) type = format.get_string();
+  if (format.is_object()) type = string_at(format.get_object(), "type");
+  if (type.empty() || type == "text") return std::nullopt;
+  if (type == "json_object") return json::object{{"type", "json_object"}};
+  if (type == "json_schema" && format.is_object()) {
+    // Chat Completions nests the schema under json_schema; the Responses API flattens it.
+    const json::object &object = format.get_object();
+    const json::value *nested = object.if_contains("json_schema");
+    json::object out = nested && nested->is_object() ? nested->get_object() : object;
+    out["type"] = "json_schema";
+    if (!out.contains("name")) out["name"] = "response";
+    return out;
+  }
+  degradations.note("response_format", "response_format '" + std::string(type) + "' is not known",
+                    "unconstrained text");
+  return std::nullopt;
+}
+
+std::optional<std::string> effort_for(const ChatRequest &request, const ResponsesConfig &config,
+                                      DegradationLog &degradations) {
+  if (request.reasoning_effort) {
+    if (is_known_reasoning_effort(*request.reasoning_effort)) return request.reasoning_effort;
+    degradations.note("reasoning_effort",
+                      "reasoning_effort '" + *request.reasoning_effort + "' is not known",
+                      config.reasoning_effort ? "the configured effort" : "the model's default");
+  }
+  return config.reasoning_effort;
+}
+
+}  // namespace
+
+InputMapping map_input(const std::vector<Message> &messages, DegradationLog &degradations) {
+  return InputMapper(degradations).run(messages);
+}
+
+MappedRequest map_request(const ChatRequest &request, const ResponsesConfig &config) {
+  DegradationLog degradations;
+  MappedRequest mapped;
+  const ModelTarget target = resolve_model(config, request.model);
+  mapped.model = target.model;
+  mapped.api_model = target.api_model;
+  mapped.stream = request.stream.value_or(true);
+
+  InputMapping input = map_input(request.messages, degradations);
+  mapped.repaired_tool_calls = std::move(input.repaired_tool_calls);
+  mapped.dropped_tool_results = std::move(input.dropped_tool_results);
+
+  json::object &body = mapped.body;
+  body["model"] = mapped.api_model;
+  if (!input.instructions.empty()) body["instructions"] = std::move(input.instructions);
+  body["input"] = std::move(input.input);
+  if (request.tools && !request.tools->empty()) {
+    json::array tools;
+    for (const auto &spec : *request.tools) tools.push_back(tool_definition(spec));
+    body["tools"] = std::move(tools);
+    if (request.tool_choice) {
+      if (auto choice = tool_choice(*request.tool_choice, degradations))
+        body["tool_choice"] = std::move(*choice);
+    }
+  }
+  if (auto limit = request.max_output_tokens ? request.max_output_tokens : config.max_tokens)
+    body["max_output_tokens"] = *limit;
+  if (auto temperature = request.temperature ? request.temperature : config.temperature)
+    body["temperature"] = *temperature;
+  if (request.top_p) body["top_p"] = *request.top_p;
+  if (auto effort = effort_for(request, config, degradations)) {
+    json::object reasoning{{"effort", *effort}};
+    if (*effort != "none" && config.reasoning_summary != "none")
+      reasoning["summary"] = config.reasoning_summary;
+    body["reasoning"] = std::move(reasoning);
+    mapped.reasoning = *effort != "none";
+  }
+  if (request.response_format) {
+    if (auto format = text_format(*request.response_format, degradations))
+      body["text"] = json::object{{"format", std::move(*format)}};
+  }
+  if (request.stop)
+    degradations.note("stop", "the Responses API has no stop sequences",
+                      "the model stops on its own");
+  body["store"] = config.store;
+  // Without server-side storage the reasoning comes back encrypted, to be sent back as is.
+  if (!config.store) body["include"] = json::array{"reasoning.encrypted_content"};
+  body["stream"] = mapped.stream;
+  mapped.degradations = degradations.take();
+  return mapped;
+}
+
+}  // namespace openai_responses

@@ -1,0 +1,317 @@
+#include "responses_call.hpp"
+
+#include "endpoint.hpp"
+#include "error_mapping.hpp"
+
+#include "amplifier/provider/call_reports.hpp"
+#include "amplifier/provider/wire_log.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace openai_responses {
+
+namespace json = boost::json;
+namespace transport = amplifier::transport;
+namespace provider = amplifier::provider;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+
+namespace {
+
+constexpr std::string_view kProviderRetry = "provider:retry";
+constexpr std::string_view kLlmRequest = "llm:request";
+constexpr std::string_view kLlmResponse = "llm:response";
+// Not a kernel event: this provider's own, one per automatic continuation.
+constexpr std::string_view kProviderContinuation = "provider:continuation";
+
+std::size_t array_size(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_array() ? value->get_array().size() : 0;
+}
+
+bool has_tool_calls(const std::vector<amplifier::ContentBlock> &blocks) {
+  for (const auto &block : blocks)
+    if (amplifier::block_as<amplifier::ToolCallBlock>(block)) return true;
+  return false;
+}
+
+// The unified finish reason: stop, tool_calls, length or content_filter (a refusal, or a
+// response the vendor's filter cut off).
+std::string finish_reason(const RoundResult &last, bool tool_calls) {
+  if (last.refused) return "content_filter";
+  if (last.status == "incomplete") {
+    if (last.incomplete_reason == "max_output_tokens") return "length";
+    if (!last.incomplete_reason.empty()) return last.incomplete_reason;
+    return "incomplete";
+  }
+  return tool_calls ? "tool_calls" : "stop";
+}
+
+}  // namespace
+
+ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
+                             std::shared_ptr<const ResponsesConfig> config,
+                             amplifier::ChatRequest request)
+    : host_(host),
+      id_(id),
+      config_(std::move(config)),
+      request_(std::move(request)),
+      mapped_(map_request(request_, *config_)),
+      url_(responses_url(*config_, mapped_.api_model)),
+      request_headers_(request_headers(*config_, mapped_.stream)) {}
+
+void ResponsesCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
+  on_done_ = std::move(on_done);
+  client_ = &client;
+  provider::report_tool_repairs(host_, config_->module_id, mapped_.repaired_tool_calls,
+                                mapped_.dropped_tool_results);
+  report_request();
+  started_at_ = std::chrono::steady_clock::now();
+  start_exchange();
+}
+
+void ResponsesCall::start_exchange() {
+  transport::CallHandlers handlers;
+  auto self = shared_from_this();
+  // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
+  handlers.on_head = [self](const transport::ResponseHead &, transport::CallControl &) {
+    self->new_translator();
+  };
+  handlers.on_event = [self](const transport::SseEvent &event, transport::CallControl &control) {
+    self->on_event(event, control);
+  };
+  handlers.on_retry = [self](const transport::RetryNotice &notice) { self->on_retry(notice); };
+  handlers.on_complete = [self](transport::CallResult result) {
+    self->on_complete(std::move(result));
+  };
+  transport::CancelHandle handle = transport::start_call(*client_, spec(), std::move(handlers));
+  bool cancel_at_once = false;
+  {
+    std::lock_guard lock(cancel_mutex_);
+    handle_ = handle;
+    cancel_at_once = cancel_requested_;
+  }
+  if (cancel_at_once) handle.cancel();
+}
+
+void ResponsesCall::cancel() {
+  transport::CancelHandle handle;
+  {
+    std::lock_guard lock(cancel_mutex_);
+    cancel_requested_ = true;
+    handle = handle_;
+  }
+  handle.cancel();  // an empty handle (not started yet) does nothing; start cancels then
+}
+
+transport::CallSpec ResponsesCall::spec() const {
+  transport::CallSpec spec;
+  spec.request.method = "POST";
+  spec.request.url = url_;
+  spec.request.headers = request_headers_;
+  spec.request.body = json::serialize(mapped_.body);
+  spec.request.timeouts = provider::timeouts_for(*config_, request_.timeout, mapped_.stream);
+  spec.format = mapped_.stream ? transport::BodyFormat::sse : transport::BodyFormat::whole;
+  spec.retry = provider::retry_options(*config_);
+  spec.errors = error_options(*config_, mapped_.model);
+  return spec;
+}
+
+ResponsesTranslator &ResponsesCall::new_translator() {
+  auto sink = [this](const json::object &event) { host_.call_event(id_, json::serialize(event)); };
+  auto map_error = [this](std::string_view payload) {
+    return map_stream_failure(*config_, mapped_.model, payload);
+  };
+  // Text and tool-input deltas cross typed (ABI 1.2; the SDK falls back to JSON events).
+  auto deltas = [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host_.emit_delta(id_, index, kind, text);
+  };
+  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas),
+                             first_index_);
+}
+
+void ResponsesCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
+  if (config_->raw) {
+    json::error_code ec;
+    json::value data = json::parse(event.data, ec);
+    raw_events_.push_back(ec ? json::value(json::string(event.data)) : std::move(data));
+  }
+  if (event.data == "[DONE]") return;  // some proxies end Responses streams the Chat way
+  if (!translator_) new_translator();
+  std::optional<KernelError> failure;
+  try {
+    translator_->on_sse_event(event.type, event.data);
+  } catch (const KernelException &e) {
+    failure = e.error();
+  }
+  // Once a block reached the host, a retry would show the user the same content twice.
+  if (translator_->content_started()) control.mark_content_delivered();
+  if (failure) {
+    refine_error(*config_, *failure);
+    if (!failure->provider) failure->provider = config_->module_id;
+    if (!failure->model) failure->model = mapped_.model;
+    control.fail(std::move(*failure));
+  }
+}
+
+void ResponsesCall::on_retry(const transport::RetryNotice &notice) {
+  json::object payload = transport::to_json(notice);
+  payload["provider"] = config_->module_id;
+  payload["model"] = mapped_.model;
+  provider::notify_or_warn(host_, kProviderRetry, payload);
+}
+
+RoundResult ResponsesCall::whole_response(const std::string &body) {
+  json::error_code ec;
+  json::value response = json::parse(body, ec);
+  if (ec || !response.is_object())
+    throw KernelException(
+        KernelError::make(ErrorKind::stream, "the response body is not a JSON object"));
+  if (config_->raw) raw_events_.push_back(response);
+  ResponsesTranslator &translator = translator_ ? *translator_ : new_translator();
+  translator.on_response(response.get_object());
+  return translator.take_result();
+}
+
+void ResponsesCall::on_complete(transport::CallResult result) {
+  const int status = result.head.status;
+  response_headers_ = result.head.headers;  // the last response's, an error's included
+  if (result.error) {
+    KernelError error = std::move(*result.error);
+    refine_error(*config_, error);
+    return finish_error(std::move(error), status);
+  }
+  try {
+    if (!mapped_.stream) return round_finished(whole_response(result.body), status);
+    if (!translator_ || !translator_->finished()) {
+      std::string message = "the stream ended before response.completed";
+      if (result.sse_end.truncated) message += " (its last event was cut off)";
+      return finish_error(KernelError::make(ErrorKind::stream, std::move(message)), status);
+    }
+    return round_finished(translator_->take_result(), status);
+  } catch (const KernelException &e) {
+    return finish_error(e.error(), status);
+  } catch (const std::exception &e) {
+    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
+  }
+}
+
+bool ResponsesCall::continues(const RoundResult &round) const {
+  return round.status == "incomplete" && round.incomplete_reason == "max_output_tokens" &&
+         continuations_ < config_->max_continuations && !round.content.empty() &&
+         !has_tool_calls(round.content) && !has_tool_calls(content_);
+}
+
+void ResponsesCall::round_finished(RoundResult round, int status) {
+  if (round.usage) {
+    if (!usage_) usage_ = amplifier::Usage{};
+    add_usage(*usage_, *round.usage);
+  }
+  if (!continues(round)) return finish_ok(std::move(round), status);
+  // The answer was cut off by max_output_tokens: ask again so the model carries on where it
+  // stopped.
+  ++continuations_;
+  first_index_ = translator_ ? translator_->next_index() : first_index_;
+  translator_.reset();
+  const std::string response_id = round.response_id;
+  for (auto &block : round.content) content_.push_back(std::move(block));
+  provider::notify_or_warn(host_, kProviderContinuation,
+                           json::object{{"provider", config_->module_id},
+                                        {"model", mapped_.model},
+                                        {"continuation", continuations_},
+                                        {"max_continuations", config_->max_continuations},
+                                        {"response_id", response_id},
+                                        {"reason", round.incomplete_reason}});
+  if (config_->store && !response_id.empty())
+    continue_from_stored(response_id);
+  else
+    continue_with_output_so_far();
+  start_exchange();
+}
+
+void ResponsesCall::continue_from_stored(const std::string &response_id) {
+  // The server holds the conversation and the cut-off response: only the items after that
+  // response go (none), never the whole history again, which the server would count twice.
+  mapped_.body["previous_response_id"] = response_id;
+  mapped_.body["input"] = json::array{};
+}
+
+void ResponsesCall::continue_with_output_so_far() {
+  // Nothing is stored server-side: the conversation goes again with what the answer said so
+  // far (its reasoning items included) as the last assistant turn.
+  amplifier::ChatRequest continuation = request_;
+  amplifier::Message so_far;
+  so_far.role = amplifier::Role::assistant;
+  so_far.content = content_;
+  continuation.messages.push_back(std::move(so_far));
+  mapped_.body = map_request(continuation, *config_).body;
+}
+
+void ResponsesCall::finish_ok(RoundResult last, int status) {
+  amplifier::ChatResponse response;
+  response.content = std::move(content_);
+  for (auto &block : last.content) response.content.push_back(std::move(block));
+  response.tool_calls = amplifier::collect_tool_calls(response.content);
+  response.usage = usage_;
+  response.finish_reason = finish_reason(last, !response.tool_calls.empty());
+  response.degradations = mapped_.degradations;
+  json::object metadata{{"provider", config_->module_id},
+                        {"model", last.model.empty() ? mapped_.model : last.model},
+                        {"response_id", last.response_id},
+                        {"status", last.status}};
+  if (!last.incomplete_reason.empty()) metadata["incomplete_reason"] = last.incomplete_reason;
+  if (continuations_ > 0) metadata["continuations"] = continuations_;
+  if (!last.content_filters.is_null()) metadata["content_filters"] = last.content_filters;
+  response.metadata = std::move(metadata);
+  report_response(status, &response, nullptr);
+  // Each form of a long answer is let go as soon as the next exists: at most two are alive.
+  json::value payload = amplifier::to_json(response);
+  response = {};
+  std::string text = json::serialize(payload);
+  payload = nullptr;
+  host_.call_finish(id_, AMP_OK, text);
+  if (on_done_) on_done_(id_);
+}
+
+void ResponsesCall::finish_error(KernelError error, int status) {
+  if (!error.provider) error.provider = config_->module_id;
+  if (!error.model) error.model = mapped_.model;
+  report_response(status, nullptr, &error);
+  const amp_status code = error.kind == ErrorKind::cancelled ? AMP_CANCELLED : AMP_ERROR;
+  host_.call_finish(id_, code, json::serialize(amplifier::to_json(error)));
+  if (on_done_) on_done_(id_);
+}
+
+void ResponsesCall::report_request() const {
+  if (!host_.has_hook_handlers(kLlmRequest)) return;  // nobody to build the payload for
+  const provider::RequestSummary summary{config_->module_id,
+                                         mapped_.model,
+                                         mapped_.stream,
+                                         array_size(mapped_.body, "input"),
+                                         array_size(mapped_.body, "tools"),
+                                         mapped_.reasoning};
+  provider::notify_or_warn(host_, kLlmRequest,
+                           provider::llm_request_payload(summary, config_->raw, url_,
+                                                         request_headers_, mapped_.body,
+                                                         config_->secret()));
+}
+
+void ResponsesCall::report_response(int status, const amplifier::ChatResponse *response,
+                                    const KernelError *error) const {
+  if (!host_.has_hook_handlers(kLlmResponse)) return;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started_at_);
+  const provider::ResponseSummary summary{config_->module_id, mapped_.model, status,
+                                          elapsed,            response,      error};
+  json::value raw_body;
+  if (config_->raw)
+    raw_body = mapped_.stream || raw_events_.size() != 1 ? json::value(raw_events_)
+                                                         : raw_events_.front();
+  provider::notify_or_warn(host_, kLlmResponse,
+                           provider::llm_response_payload(summary, config_->raw, response_headers_,
+                                                          std::move(raw_body), config_->secret()));
+}
+
+}  // namespace openai_responses

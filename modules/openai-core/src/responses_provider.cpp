@@ -1,0 +1,103 @@
+#include "responses_provider.hpp"
+
+#include "endpoint.hpp"
+#include "error_mapping.hpp"
+#include "provider_info.hpp"
+#include "responses_call.hpp"
+
+#include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace openai_responses {
+
+namespace json = boost::json;
+namespace transport = amplifier::transport;
+namespace provider = amplifier::provider;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+
+namespace {
+
+std::shared_ptr<const ResponsesConfig> read_config(const amp::sdk::Host &host,
+                                                   std::string_view config_json, Flavor flavor) {
+  const std::string_view id = flavor == Flavor::openai ? kOpenAiModuleId : kAzureModuleId;
+  amplifier::module_support::ConfigReader reader(config_json, std::string(id) + " config");
+  auto config = std::make_shared<const ResponsesConfig>(
+      flavor == Flavor::openai ? ResponsesConfig::read_openai(reader, provider::process_env)
+                               : ResponsesConfig::read_azure(reader, provider::process_env));
+  reader.warn_unknown_keys(host);
+  if (!config->verify_tls)
+    host.warn(std::string(id) +
+              " config: verify_tls is false, so the server's TLS certificate is not checked; "
+              "use it only against a test server");
+  if (auto missing = missing_setting(*config); !missing.empty())
+    host.info(std::string(id) + ": " + missing + "; completions will fail until it is set");
+  return config;
+}
+
+// Why a call cannot be made with this config, as the error it ends with (kind none: it can).
+std::optional<KernelError> unusable(const ResponsesConfig &config) {
+  const std::string missing = missing_setting(config);
+  if (missing.empty()) return std::nullopt;
+  const ErrorKind kind =
+      config.base_url.empty() ? ErrorKind::configuration : ErrorKind::authentication;
+  return KernelError::make(kind, missing);
+}
+
+}  // namespace
+
+ResponsesProvider::ResponsesProvider(amp::sdk::Host host, std::string_view config_json,
+                                     Flavor flavor)
+    : ProviderModule(host),
+      config_(read_config(host, config_json, flavor)),
+      calls_(host, config_->module_id, provider::client_options(*config_, {})) {}
+
+std::string ResponsesProvider::info() { return json::serialize(provider_info(*config_)); }
+
+void ResponsesProvider::complete(amp_call_id call, std::string_view request_json) {
+  if (calls_.cancelled_before_start(call)) return;
+  amplifier::ChatRequest request;
+  try {
+    request = amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
+  } catch (const amplifier::ModelError &e) {
+    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
+                                 AMP_ERROR);
+  }
+  // Checked per call, not at mount: a plan without a key must still mount and list.
+  if (auto error = unusable(*config_)) return calls_.finish_at_once(call, *error, AMP_ERROR);
+  auto responses_call =
+      std::make_shared<ResponsesCall>(host(), call, config_, std::move(request));
+  calls_.start(call, responses_call, [&](provider::CallTable::DoneFn done) {
+    responses_call->start(calls_.http(), std::move(done));
+  });
+}
+
+void ResponsesProvider::cancel(amp_call_id call, amp_cancel_level level) {
+  calls_.cancel(call, level);
+}
+
+std::string ResponsesProvider::list_models() {
+  if (auto error = unusable(*config_)) throw amplifier::KernelException(*error);
+  transport::CallSpec spec;
+  spec.request.method = "GET";
+  spec.request.url = models_url(*config_);
+  spec.request.headers = request_headers(*config_, false, false);
+  spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, false);
+  spec.format = transport::BodyFormat::whole;
+  spec.retry = provider::retry_options(*config_);
+  spec.errors = error_options(*config_, "");
+  transport::CallResult result = calls_.run_blocking(std::move(spec));
+  if (result.error) {
+    refine_error(*config_, *result.error);
+    throw amplifier::KernelException(std::move(*result.error));
+  }
+  const json::value page = amplifier::parse_json(result.body);
+  if (!page.is_object()) throw std::runtime_error("GET /models did not return a JSON object");
+  json::array models;
+  append_models(page.get_object(), models);
+  return json::serialize(models);
+}
+
+}  // namespace openai_responses
