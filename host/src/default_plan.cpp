@@ -13,9 +13,39 @@ constexpr bool kDisplayBuilt = true;
 constexpr bool kDisplayBuilt = false;
 #endif
 
-bool anthropic_key_set() {
-  const char *key = std::getenv("ANTHROPIC_API_KEY");
-  return key && *key;
+bool env_set(const char *name) {
+  const char *value = std::getenv(name);
+  return value && *value;
+}
+
+// A vendor whose key in the environment selects it for the built-in plan.
+struct VendorChoice {
+  const char *module;
+  const char *why;     // the environment that selected it
+  const char *config;  // the provider entry's config lines
+  bool (*selected)();
+};
+
+// Anthropic first, then OpenAI, then Azure OpenAI (which also needs its endpoint).
+constexpr VendorChoice kVendors[] = {
+    {"provider-anthropic", "ANTHROPIC_API_KEY is set",
+     "      api_key: \"${ANTHROPIC_API_KEY}\"\n",
+     [] { return env_set("ANTHROPIC_API_KEY"); }},
+    {"provider-openai", "OPENAI_API_KEY is set", "      api_key: \"${OPENAI_API_KEY}\"\n",
+     [] { return env_set("OPENAI_API_KEY"); }},
+    {"provider-azure-openai", "AZURE_OPENAI_ENDPOINT and an Azure credential are set",
+     // The environment supplies endpoint and credential; the deployment may come from there too.
+     "      default_deployment: \"${AZURE_OPENAI_DEPLOYMENT:-gpt-5.1}\"\n",
+     [] {
+       return env_set("AZURE_OPENAI_ENDPOINT") &&
+              (env_set("AZURE_OPENAI_API_KEY") || env_set("AZURE_OPENAI_AD_TOKEN"));
+     }},
+};
+
+const VendorChoice *chosen_vendor() {
+  for (const auto &vendor : kVendors)
+    if (vendor.selected()) return &vendor;
+  return nullptr;
 }
 
 }  // namespace
@@ -28,17 +58,12 @@ bool mounts_display(const MountPlan &plan) {
 
 DefaultPlan default_plan(bool with_display) {
   // A vendor key in the environment means the user wants the real model; otherwise offline.
-  const bool anthropic = anthropic_key_set();
+  const VendorChoice *vendor = chosen_vendor();
   static const char *kPlanHead = R"(# The built-in plan.
 session:
   orchestrator: loop-streaming
   context: context-simple
 providers:
-)";
-  static const char *kMockProvider = "  - module: provider-mock\n";
-  static const char *kAnthropicProvider = R"(  - module: provider-anthropic
-    config:
-      api_key: "${ANTHROPIC_API_KEY}"
 )";
   static const char *kPlanTail = R"(tools:
   - module: tool-filesystem
@@ -49,12 +74,18 @@ hooks:
     config:
       session_log_template: "${AMPLIFIER_HOME:-~/.amplifier}/sessions/{session_id}/events.jsonl"
 )";
-  std::string yaml = std::string(kPlanHead) + (anthropic ? kAnthropicProvider : kMockProvider) + kPlanTail;
+  std::string yaml = kPlanHead;
+  if (vendor)
+    yaml += "  - module: " + std::string(vendor->module) + "\n    config:\n" + vendor->config;
+  else
+    yaml += "  - module: provider-mock\n";
+  yaml += kPlanTail;
   if (with_display && kDisplayBuilt) yaml += "  - module: " + std::string(kDisplayModule) + "\n";
-  return {std::move(yaml),
-          anthropic ? "no --plan given: ANTHROPIC_API_KEY is set, using the built-in plan on "
-                      "provider-anthropic"
-                    : "no --plan given: using the built-in offline plan (provider-mock, no network)"};
+  std::string description =
+      vendor ? "no --plan given: " + std::string(vendor->why) + ", using the built-in plan on " +
+                   vendor->module
+             : "no --plan given: using the built-in offline plan (provider-mock, no network)";
+  return {std::move(yaml), std::move(description)};
 }
 
 }  // namespace amplifier::host

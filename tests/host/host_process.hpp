@@ -30,7 +30,9 @@ struct Scratch : amp_test::TempDir {
     o.working_dir = dir.string();
     o.env = {{"HOME", (dir / "home").string()}, {"AMPLIFIER_HOME", (dir / "amphome").string()},
              {"NO_COLOR", "1"}};
-    o.unset_env = {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"};
+    o.unset_env = {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
+                   "OPENAI_BASE_URL",       "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY",
+                   "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_VERSION"};
     return o;
   }
 };

@@ -211,3 +211,42 @@ TEST_CASE("with ANTHROPIC_API_KEY set, the built-in plan runs on provider-anthro
   CHECK(count_of(names, "provider:error") == 1);
   CHECK(count_of(names, "module:load_failed") == 0);
 }
+
+TEST_CASE("the built-in plan picks Anthropic, then OpenAI, then Azure OpenAI by their keys") {
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    const char *provider;
+  };
+  const Case cases[] = {
+      {{{"OPENAI_API_KEY", "sk-test"}, {"OPENAI_BASE_URL", "http://127.0.0.1:1/v1"}},
+       "provider-openai"},
+      {{{"AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:1"}, {"AZURE_OPENAI_API_KEY", "k"}},
+       "provider-azure-openai"},
+      {{{"AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:1"}, {"AZURE_OPENAI_AD_TOKEN", "t"}},
+       "provider-azure-openai"},
+      // Both set: OpenAI comes before Azure, Anthropic before both.
+      {{{"OPENAI_API_KEY", "sk-test"}, {"OPENAI_BASE_URL", "http://127.0.0.1:1/v1"},
+        {"AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:1"}, {"AZURE_OPENAI_API_KEY", "k"}},
+       "provider-openai"},
+      {{{"ANTHROPIC_API_KEY", "k"}, {"ANTHROPIC_BASE_URL", "http://127.0.0.1:1"},
+        {"OPENAI_API_KEY", "sk-test"}},
+       "provider-anthropic"},
+  };
+  for (const Case &c : cases) {
+    CAPTURE(c.provider);
+    Scratch s;
+    auto o = s.options();
+    for (const auto &[name, value] : c.env) {
+      o.unset_env.erase(std::remove(o.unset_env.begin(), o.unset_env.end(), name),
+                        o.unset_env.end());
+      o.env.emplace_back(name, value);
+    }
+    auto r = amplifier({"run", "--format", "jsonl", "hi"}, o);
+    INFO(r.err);
+    CHECK(r.exit_code == 1);  // nothing listens on port 1: a typed network error
+    CHECK(r.err.find(std::string("using the built-in plan on ") + c.provider) !=
+          std::string::npos);
+    CHECK(r.err.find("network") != std::string::npos);
+    CHECK(count_of(event_names(parse_jsonl(r.out)), "module:load_failed") == 0);
+  }
+}
