@@ -1,20 +1,106 @@
 #include "bench_sinks.hpp"
 
+#include "responses_stream.hpp"
 #include "stream_mapping.hpp"
 
+#include "amplifier/errors.hpp"
+
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace amplifier::bench {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// A recorded .ndjson of Responses events (several streams one after the other, each starting
+// with response.created) as the text/event-stream bodies the API sent.
+std::vector<Stream> ndjson_as_sse(std::string_view name) {
+  std::vector<Stream> streams;
+  std::istringstream in(read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const boost::json::value event = boost::json::parse(line);
+    const std::string type(event.at("type").as_string());
+    if (type == "response.created" || streams.empty())
+      streams.push_back({std::string(name) + " #" + std::to_string(streams.size() + 1), {}});
+    streams.back().bytes += "event: " + type + "\ndata: " + line + "\n\n";
+  }
+  return streams;
+}
+
+// The steady state of a long Anthropic answer: `deltas` short text deltas, in the live API's
+// framing (its JSON padded with spaces before the closing brace).
+Stream anthropic_steady_state(int deltas) {
+  std::string body =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+      "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\",\"content\":[],"
+      "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n";
+  for (int i = 0; i < deltas; ++i)
+    body +=
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+        "\"delta\":{\"type\":\"text_delta\",\"text\":\" token\"}             }\n\n";
+  body +=
+      "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+      "\"end_turn\"},\"usage\":{\"output_tokens\":" +
+      std::to_string(deltas) +
+      "}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  return {"steady state: 10,000 text deltas (99.95% of events)", std::move(body)};
+}
+
+// The same for the Responses API, as the live API frames a delta: sequence number, item id,
+// logprobs and the obfuscation padding.
+Stream responses_steady_state(int deltas) {
+  std::string body =
+      "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"
+      "\"response\":{\"id\":\"resp_1\",\"model\":\"gpt-5\",\"status\":\"in_progress\","
+      "\"output\":[]}}\n\n"
+      "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\","
+      "\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"msg_1\",\"type\":"
+      "\"message\",\"status\":\"in_progress\",\"content\":[],\"role\":\"assistant\"}}\n\n"
+      "event: response.content_part.added\ndata: {\"type\":\"response.content_part.added\","
+      "\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,"
+      "\"part\":{\"type\":\"output_text\",\"annotations\":[],\"text\":\"\"}}\n\n";
+  for (int i = 0; i < deltas; ++i)
+    body +=
+        "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+        "\"sequence_number\":" +
+        std::to_string(i + 3) +
+        ",\"item_id\":\"msg_01830d662ab3856501693c32183a488190a612c410a0a39823\","
+        "\"output_index\":0,\"content_index\":0,\"delta\":\" token\",\"logprobs\":[],"
+        "\"obfuscation\":\"3sPyXbGmnp\"}\n\n";
+  body +=
+      "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":"
+      "{\"id\":\"resp_1\",\"model\":\"gpt-5\",\"status\":\"completed\",\"output\":[],"
+      "\"usage\":{\"input_tokens\":10,\"output_tokens\":" +
+      std::to_string(deltas) + ",\"total_tokens\":" + std::to_string(deltas + 10) + "}}}\n\n";
+  return {"steady state: 10,000 text deltas (99.96% of events)", std::move(body)};
+}
+
 // The parser alone: touches each event's fields so none of the work is dead.
 class ParseOnlySink final : public EventSink {
  public:
   std::string_view name() const override { return "sse-only"; }
-  std::string_view corpus_prefix() const override { return "anthropic_stream_"; }
+  std::vector<Stream> corpus() const override { return load_sse_corpus("anthropic_stream_"); }
+  std::optional<Stream> steady_state() const override { return anthropic_steady_state(10'000); }
   void on_event(const transport::SseEvent &event) override {
     checksum_ += event.type.size() + event.data.size();
     if (!event.data.empty()) checksum_ += static_cast<unsigned char>(event.data.back());
@@ -31,7 +117,8 @@ class ParseOnlySink final : public EventSink {
 class AnthropicKernelEventSink final : public EventSink {
  public:
   std::string_view name() const override { return "anthropic->kernel"; }
-  std::string_view corpus_prefix() const override { return "anthropic_stream_"; }
+  std::vector<Stream> corpus() const override { return load_sse_corpus("anthropic_stream_"); }
+  std::optional<Stream> steady_state() const override { return anthropic_steady_state(10'000); }
   void begin_stream() override {
     translator_.emplace(
         [this](const boost::json::object &event) {
@@ -61,12 +148,70 @@ class AnthropicKernelEventSink final : public EventSink {
   std::uint64_t checksum_ = 0;
 };
 
+// provider-openai's live mapping (Azure's is the same code): Responses events become what the
+// provider reports to the host, block starts and ends as JSON events, text and argument deltas
+// typed; the round's result is taken at the end.
+class ResponsesKernelEventSink final : public EventSink {
+ public:
+  std::string_view name() const override { return "responses->kernel"; }
+  std::vector<Stream> corpus() const override {
+    std::vector<Stream> streams =
+        ndjson_as_sse("openai_responses_stream_reasoning_tool_loop_recorded_vercel.ndjson");
+    for (auto &stream : ndjson_as_sse("openai_responses_stream_error_recorded_vercel.ndjson"))
+      streams.push_back(std::move(stream));
+    for (auto &stream : load_sse_corpus("openai_responses_stream_"))
+      streams.push_back(std::move(stream));
+    return streams;
+  }
+  std::optional<Stream> steady_state() const override { return responses_steady_state(10'000); }
+  void begin_stream() override {
+    translator_.emplace(
+        [this](const boost::json::object &event) {
+          checksum_ += boost::json::serialize(event).size();
+        },
+        [](std::string_view payload) {
+          return amplifier::KernelError::make(amplifier::ErrorKind::stream, std::string(payload));
+        },
+        [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+          checksum_ += index + static_cast<std::uint64_t>(kind) + text.size();
+        });
+  }
+  void on_event(const transport::SseEvent &event) override {
+    try {
+      translator_->on_sse_event(event.type, event.data);
+    } catch (const amplifier::KernelException &) {
+      ++checksum_;  // the recorded error stream ends in a typed error: part of the work
+    }
+  }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->finished()) checksum_ += translator_->take_result().content.size();
+  }
+  std::uint64_t checksum() const override { return checksum_; }
+
+ private:
+  std::optional<openai_responses::ResponsesTranslator> translator_;
+  std::uint64_t checksum_ = 0;
+};
+
 }  // namespace
+
+std::vector<Stream> load_sse_corpus(std::string_view prefix) {
+  std::vector<Stream> corpus;
+  for (const auto &entry : fs::directory_iterator(fs::path(AMP_VENDOR_FIXTURE_DIR))) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(prefix) && entry.path().extension() == ".sse")
+      corpus.push_back({name, read_file(entry.path())});
+  }
+  std::sort(corpus.begin(), corpus.end(),
+            [](const Stream &a, const Stream &b) { return a.name < b.name; });
+  return corpus;
+}
 
 std::vector<std::unique_ptr<EventSink>> make_sinks() {
   std::vector<std::unique_ptr<EventSink>> sinks;
   sinks.push_back(std::make_unique<ParseOnlySink>());
   sinks.push_back(std::make_unique<AnthropicKernelEventSink>());
+  sinks.push_back(std::make_unique<ResponsesKernelEventSink>());
   return sinks;
 }
 

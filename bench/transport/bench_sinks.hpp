@@ -1,24 +1,35 @@
 // What the benchmark does with each parsed SSE event. "sse-only" just counts; a provider adds
-// its own sink (e.g. SSE -> kernel stream events) in bench_sinks.cpp, and every measurement
-// in bench_sse.cpp then runs through it too.
+// its own sink (e.g. SSE -> kernel stream events) in bench_sinks.cpp, with the recorded streams
+// it understands, and every measurement in bench_sse.cpp then runs through it too.
 #pragma once
 
 #include "amplifier/transport/sse_parser.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace amplifier::bench {
 
+struct Stream {
+  std::string name;
+  std::string bytes;  // as the server sent them: text/event-stream
+};
+
+// Every tests/fixtures/vendor/<prefix>*.sse, sorted by name.
+std::vector<Stream> load_sse_corpus(std::string_view prefix);
+
 class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual std::string_view name() const = 0;
-  // Which recorded streams this sink understands (file name prefix, e.g. "anthropic_stream_").
-  virtual std::string_view corpus_prefix() const = 0;
+  // The recorded streams this sink understands.
+  virtual std::vector<Stream> corpus() const = 0;
+  // A long synthetic answer in the vendor's live framing (the steady state), if the sink has one.
+  virtual std::optional<Stream> steady_state() const { return std::nullopt; }
   // Called at the start of each stream (once per fixture per repetition).
   virtual void begin_stream() {}
   virtual void on_event(const transport::SseEvent &event) = 0;

@@ -14,9 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,15 +21,10 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using amplifier::bench::EventSink;
+using amplifier::bench::Stream;
 using amplifier::transport::SseEvent;
 using amplifier::transport::SseParser;
-
-struct Stream {
-  std::string name;
-  std::string bytes;
-};
 
 struct Measurement {
   double ns_per_event = 0;
@@ -46,25 +38,6 @@ std::chrono::nanoseconds thread_cpu_time() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
-std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<Stream> load_corpus(std::string_view prefix) {
-  std::vector<Stream> corpus;
-  const fs::path dir = fs::path(AMP_VENDOR_FIXTURE_DIR);
-  for (const auto &entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with(prefix) && entry.path().extension() == ".sse")
-      corpus.push_back({name, read_file(entry.path())});
-  }
-  std::sort(corpus.begin(), corpus.end(), [](const Stream &a, const Stream &b) { return a.name < b.name; });
-  return corpus;
 }
 
 // One pass over every stream of the corpus; chunk_size 0 feeds each stream whole.
@@ -126,41 +99,22 @@ void print_header(std::string_view title) {
              "allocs/event");
 }
 
-// The steady state of a long answer: one Anthropic stream of `deltas` short text deltas, in the
-// live API's framing (its JSON padded with spaces before the closing brace).
-Stream steady_state_stream(int deltas) {
-  std::string body =
-      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
-      "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\",\"content\":[],"
-      "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
-      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n";
-  for (int i = 0; i < deltas; ++i)
-    body += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-            "\"delta\":{\"type\":\"text_delta\",\"text\":\" token\"}             }\n\n";
-  body += "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-          "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
-          "\"end_turn\"},\"usage\":{\"output_tokens\":" + std::to_string(deltas) + "}}\n\n"
-          "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-  return {"steady state: 10,000 text deltas", std::move(body)};
-}
-
 void bench_sink(EventSink &sink, std::chrono::milliseconds min_time) {
-  if (sink.corpus_prefix() == "anthropic_stream_") {
-    const std::vector<Stream> steady{steady_state_stream(10'000)};
-    print_header(fmt::format("sink {} — steady state (per event, of which 99.95% text deltas)", sink.name()));
+  if (auto steady_stream = sink.steady_state()) {
+    const std::vector<Stream> steady{std::move(*steady_stream)};
+    print_header(fmt::format("sink {} — {} (per event)", sink.name(), steady.front().name));
     print_row("whole stream", measure(steady, 0, sink, min_time));
     print_row("16-byte chunks", measure(steady, 16, sink, min_time));
   }
-  const std::vector<Stream> corpus = load_corpus(sink.corpus_prefix());
+  const std::vector<Stream> corpus = sink.corpus();
   if (corpus.empty()) {
-    fmt::print("sink {}: no streams matching {}*.sse\n", sink.name(), sink.corpus_prefix());
+    fmt::print("sink {}: no recorded streams\n", sink.name());
     return;
   }
   std::size_t bytes = 0;
   for (const Stream &stream : corpus) bytes += stream.bytes.size();
-  print_header(fmt::format("sink {} — {} streams ({}*.sse, {} bytes), all in sequence", sink.name(),
-                           corpus.size(), sink.corpus_prefix(), bytes));
+  print_header(fmt::format("sink {} — {} recorded streams ({} bytes), all in sequence",
+                           sink.name(), corpus.size(), bytes));
   print_row("whole streams", measure(corpus, 0, sink, min_time));
   for (std::size_t chunk = 1; chunk <= 16; ++chunk)
     print_row(fmt::format("{}-byte chunks", chunk), measure(corpus, chunk, sink, min_time));

@@ -25,8 +25,8 @@ inline const std::vector<std::size_t> kSmallPieces{5, 17, 3, 64};
 
 // One JSON event as the API sends it: `event: <type>` then `data: <json>`.
 inline std::string sse_event(const json::object &event) {
-  return "event: " + std::string(event.at("type").as_string()) + "\ndata: " +
-         json::serialize(event) + "\n\n";
+  return "event: " + std::string(event.at("type").as_string()) +
+         "\ndata: " + json::serialize(event) + "\n\n";
 }
 
 // A recorded .ndjson fixture (one event per line; several streams one after the other, each
@@ -38,8 +38,8 @@ inline std::vector<std::string> ndjson_streams(std::string_view name) {
     if (line.empty()) continue;
     const json::object event = json::parse(line).as_object();
     if (event.at("type") == "response.created" || streams.empty()) streams.emplace_back();
-    streams.back() += "event: " + std::string(event.at("type").as_string()) + "\ndata: " + line +
-                      "\n\n";
+    streams.back() +=
+        "event: " + std::string(event.at("type").as_string()) + "\ndata: " + line + "\n\n";
   }
   return streams;
 }
@@ -69,9 +69,12 @@ inline json::object openai_config(const std::string &base_url) {
 
 // provider-azure-openai against the loopback server.
 inline json::object azure_config(const std::string &base_url) {
-  return json::object{{"azure_endpoint", base_url}, {"api_key", "azure-test-key"},
-                      {"default_deployment", "my-deployment"}, {"min_retry_delay", 0.01},
-                      {"max_retry_delay", 0.05}, {"max_retries", 2}};
+  return json::object{{"azure_endpoint", base_url},
+                      {"api_key", "azure-test-key"},
+                      {"default_deployment", "my-deployment"},
+                      {"min_retry_delay", 0.01},
+                      {"max_retry_delay", 0.05},
+                      {"max_retries", 2}};
 }
 
 inline json::object user_request(std::string_view prompt) {

@@ -2,8 +2,8 @@
 // ChatRequests to Responses API bodies. Pure functions: no network.
 #include "openai_test_support.hpp"
 
-#include "endpoint.hpp"
-#include "request_mapping.hpp"
+#include "responses_endpoint.hpp"
+#include "responses_request.hpp"
 #include "responses_config.hpp"
 
 #include <map>
@@ -22,8 +22,8 @@ amplifier::provider::EnvLookup env_of(std::map<std::string, std::string, std::le
   };
 }
 
-ResponsesConfig openai(std::string_view json_text, const amplifier::provider::EnvLookup &env =
-                                                         env_of({})) {
+ResponsesConfig openai(std::string_view json_text,
+                       const amplifier::provider::EnvLookup &env = env_of({})) {
   ms::ConfigReader reader(json_text, "provider-openai config");
   return ResponsesConfig::read_openai(reader, env);
 }
@@ -82,10 +82,11 @@ TEST_CASE("provider-openai config: defaults, the environment, and bad values nam
   CHECK(full.timeout == std::chrono::seconds(30));
   CHECK(full.max_retry_delay == std::chrono::seconds(4));
 
-  CHECK(config_error([] { openai(R"({"reasoning_effort":"extreme"})"); })
-            .find("reasoning_effort") != std::string::npos);
-  CHECK(config_error([] { openai(R"({"reasoning_summary":"long"})"); })
-            .find("reasoning_summary") != std::string::npos);
+  CHECK(config_error([] {
+          openai(R"({"reasoning_effort":"extreme"})");
+        }).find("reasoning_effort") != std::string::npos);
+  CHECK(config_error([] { openai(R"({"reasoning_summary":"long"})"); }).find("reasoning_summary") !=
+        std::string::npos);
   CHECK(config_error([] { openai(R"({"base_url":"api.openai.com"})"); }).find("base_url") !=
         std::string::npos);
   CHECK(config_error([] { openai(R"({"max_continuations":-1})"); }).find("max_continuations") !=
@@ -93,9 +94,9 @@ TEST_CASE("provider-openai config: defaults, the environment, and bad values nam
 }
 
 TEST_CASE("provider-azure-openai config: endpoint, auth by key or Entra token but never both") {
-  const ResponsesConfig by_env = azure(
-      "{}", env_of({{"AZURE_OPENAI_ENDPOINT", "https://res.openai.azure.com/"},
-                    {"AZURE_OPENAI_API_KEY", "k-env"}}));
+  const ResponsesConfig by_env =
+      azure("{}", env_of({{"AZURE_OPENAI_ENDPOINT", "https://res.openai.azure.com/"},
+                          {"AZURE_OPENAI_API_KEY", "k-env"}}));
   CHECK(by_env.base_url == "https://res.openai.azure.com");
   CHECK(by_env.api_key == "k-env");
   CHECK(missing_setting(by_env).empty());
@@ -108,16 +109,17 @@ TEST_CASE("provider-azure-openai config: endpoint, auth by key or Entra token bu
                                           env_of({{"AZURE_OPENAI_AD_TOKEN", "eyJenv"}}));
   CHECK(token_env.azure_ad_token == "eyJenv");
 
-  const std::string both = config_error(
-      [] { azure(R"({"azure_endpoint":"https://r.example","api_key":"k","azure_ad_token":"t"})"); });
+  const std::string both = config_error([] {
+    azure(R"({"azure_endpoint":"https://r.example","api_key":"k","azure_ad_token":"t"})");
+  });
   CHECK(both.find("azure_ad_token") != std::string::npos);
   CHECK(both.find("api_key") != std::string::npos);
 
   CHECK(missing_setting(azure("{}")).find("AZURE_OPENAI_ENDPOINT") != std::string::npos);
   CHECK(missing_setting(azure(R"({"azure_endpoint":"https://r.example"})"))
             .find("AZURE_OPENAI_API_KEY") != std::string::npos);
-  CHECK(config_error([] { azure(R"({"deployment_mapping":{"gpt-5":""}})"); })
-            .find("gpt-5") != std::string::npos);
+  CHECK(config_error([] { azure(R"({"deployment_mapping":{"gpt-5":""}})"); }).find("gpt-5") !=
+        std::string::npos);
 }
 
 TEST_CASE("where requests go: OpenAI, Azure v1, Azure deployments with a dated api-version") {
@@ -144,7 +146,8 @@ TEST_CASE("where requests go: OpenAI, Azure v1, Azure deployments with a dated a
         "?api-version=2025-04-01-preview");
 }
 
-TEST_CASE("headers: Bearer for OpenAI (with organization and project), api-key or Bearer on Azure") {
+TEST_CASE(
+    "headers: Bearer for OpenAI (with organization and project), api-key or Bearer on Azure") {
   const auto openai_headers = request_headers(
       openai(R"({"api_key":"sk-1","organization":"org-9","project":"proj-9"})"), true, true);
   CHECK(openai_headers.find("authorization") == "Bearer sk-1");
@@ -152,9 +155,8 @@ TEST_CASE("headers: Bearer for OpenAI (with organization and project), api-key o
   CHECK(openai_headers.find("openai-project") == "proj-9");
   CHECK(openai_headers.find("accept") == "text/event-stream");
 
-  const auto key_headers =
-      request_headers(azure(R"({"azure_endpoint":"https://r.example","api_key":"k1"})"), false,
-                      true);
+  const auto key_headers = request_headers(
+      azure(R"({"azure_endpoint":"https://r.example","api_key":"k1"})"), false, true);
   CHECK(key_headers.find("api-key") == "k1");
   CHECK(!key_headers.contains("authorization"));
   const auto token_headers = request_headers(
@@ -181,12 +183,14 @@ TEST_CASE("request mapping: instructions, developer, text, images, tools, limits
   CHECK(body.at("instructions") == "Be brief.\n\nAnswer in English.");
   const auto &input = body.at("input").as_array();
   REQUIRE(input.size() == 3);
-  CHECK(input[0] == json::parse(
-                        R"({"role":"developer","content":[{"type":"input_text","text":"Use tools."}]})"));
+  CHECK(
+      input[0] ==
+      json::parse(R"({"role":"developer","content":[{"type":"input_text","text":"Use tools."}]})"));
   CHECK(input[1].at("content").at(1) ==
         json::parse(R"({"type":"input_image","image_url":"data:image/png;base64,iVBOR"})"));
-  CHECK(input[2] == json::parse(
-                        R"({"role":"assistant","content":[{"type":"output_text","text":"A picture."}]})"));
+  CHECK(input[2] ==
+        json::parse(
+            R"({"role":"assistant","content":[{"type":"output_text","text":"A picture."}]})"));
   CHECK(body.at("tools").at(0) == json::parse(R"({"type":"function","name":"calculator",
       "description":"adds","parameters":{"type":"object"},"strict":false})"));
   CHECK(body.at("tool_choice") == "required");
@@ -198,9 +202,9 @@ TEST_CASE("request mapping: instructions, developer, text, images, tools, limits
   CHECK(body.at("stream") == true);
 
   // store: true keeps the reasoning server-side: nothing encrypted is asked for.
-  CHECK(!mapped_body(R"({"messages":[{"role":"user","content":"hi"}]})",
-                     openai(R"({"store":true})"))
-             .contains("include"));
+  CHECK(
+      !mapped_body(R"({"messages":[{"role":"user","content":"hi"}]})", openai(R"({"store":true})"))
+           .contains("include"));
 }
 
 TEST_CASE("request mapping: reasoning re-sent before its function_call; results in call order") {
@@ -224,8 +228,9 @@ TEST_CASE("request mapping: reasoning re-sent before its function_call; results 
       "arguments":"{\"a\":1}","id":"fc_a"})"));
   // Arguments the model wrote differently from their parse go back exactly as written.
   CHECK(input[3].at("arguments") == "{\"b\": 2}");
-  CHECK(input[4] == json::parse(
-                        R"({"type":"function_call_output","call_id":"call_a","output":"{\"sum\":1}"})"));
+  CHECK(
+      input[4] ==
+      json::parse(R"({"type":"function_call_output","call_id":"call_a","output":"{\"sum\":1}"})"));
   CHECK(input[5].at("call_id") == "call_b");
   CHECK(input[5].at("output") == "2");
   CHECK(mapped.repaired_tool_calls.empty());
@@ -250,17 +255,16 @@ TEST_CASE("request mapping: repairs and degradations are recorded, never silent"
   CHECK(mapped.dropped_tool_results == std::vector<std::string>{"call_stray"});
   std::vector<std::string> features;
   for (const auto &d : mapped.degradations) features.push_back(d.feature);
-  CHECK(features == std::vector<std::string>{"thinking_block", "reasoning_block",
-                                             "reasoning_effort", "stop"});
+  CHECK(features ==
+        std::vector<std::string>{"thinking_block", "reasoning_block", "reasoning_effort", "stop"});
   CHECK(!mapped.body.contains("reasoning"));
 }
 
 TEST_CASE("request mapping on Azure: the deployment is the model the API gets") {
   const ResponsesConfig config = azure(
       R"({"azure_endpoint":"https://r.example","api_key":"k","deployment_mapping":{"gpt-5":"dep5"}})");
-  const MappedRequest mapped =
-      map_request(chat_request(R"({"model":"gpt-5","messages":[{"role":"user","content":"hi"}]})"),
-                  config);
+  const MappedRequest mapped = map_request(
+      chat_request(R"({"model":"gpt-5","messages":[{"role":"user","content":"hi"}]})"), config);
   CHECK(mapped.body.at("model") == "dep5");
   CHECK(mapped.model == "gpt-5");
   CHECK(mapped.api_model == "dep5");

@@ -16,12 +16,13 @@ amp_test::ProcessResult run_plan(std::string_view plan, const amp_test::TempDir 
   options.env = {{"HOME", scratch.path().string()},
                  {"AMPLIFIER_HOME", (scratch / "amphome").string()}};
   for (auto &entry : env) options.env.push_back(std::move(entry));
-  options.unset_env = {"AMPLIFIER_MODULE_PATH", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
-                       "https_proxy", "OPENAI_API_VERSION", "AZURE_OPENAI_AD_TOKEN"};
-  return amp_test::run_process({kAmplifier, "run", "--plan",
-                                AMP_SOURCE_DIR "/mount-plans/" + std::string(plan), "--format",
-                                "jsonl", "What is (12 + 7) * 3 * 10?"},
-                               options);
+  options.unset_env = {
+      "AMPLIFIER_MODULE_PATH", "HTTP_PROXY",         "HTTPS_PROXY",          "http_proxy",
+      "https_proxy",           "OPENAI_API_VERSION", "AZURE_OPENAI_AD_TOKEN"};
+  return amp_test::run_process(
+      {kAmplifier, "run", "--plan", AMP_SOURCE_DIR "/mount-plans/" + std::string(plan), "--format",
+       "jsonl", "What is (12 + 7) * 3 * 10?"},
+      options);
 }
 
 std::vector<json::object> jsonl(const std::string &out) {
@@ -38,9 +39,9 @@ TEST_CASE("amplifier run --plan mount-plans/openai.yaml: the recorded tool loop 
        ndjson_streams("openai_responses_stream_reasoning_tool_loop_recorded_vercel.ndjson"))
     server.enqueue(sse_body(stream));
   amp_test::TempDir scratch("amp-openai-process");
-  const auto result = run_plan("openai.yaml", scratch,
-                               {{"OPENAI_API_KEY", "sk-process-test"},
-                                {"OPENAI_BASE_URL", server.base_url() + "/v1"}});
+  const auto result = run_plan(
+      "openai.yaml", scratch,
+      {{"OPENAI_API_KEY", "sk-process-test"}, {"OPENAI_BASE_URL", server.base_url() + "/v1"}});
   INFO("stderr: " << result.err);
   REQUIRE(result.exit_code == 0);
   std::size_t reasoning_ends = 0;
@@ -49,8 +50,7 @@ TEST_CASE("amplifier run --plan mount-plans/openai.yaml: the recorded tool loop 
     if (line.at("event") == "content_block:end" &&
         line.at("data").at("block").at("type") == "reasoning")
       ++reasoning_ends;
-    if (line.at("event") == "prompt:complete")
-      answer = line.at("data").at("response").as_string();
+    if (line.at("event") == "prompt:complete") answer = line.at("data").at("response").as_string();
   }
   CHECK(reasoning_ends == 1);
   CHECK(answer == "The final result is **570**.");
@@ -60,8 +60,9 @@ TEST_CASE("amplifier run --plan mount-plans/openai.yaml: the recorded tool loop 
   CHECK(result.out.find("sk-process-test") == std::string::npos);
 }
 
-TEST_CASE("amplifier run --plan mount-plans/azure-openai.yaml: endpoint, key and deployment from "
-          "the environment") {
+TEST_CASE(
+    "amplifier run --plan mount-plans/azure-openai.yaml: endpoint, key and deployment from "
+    "the environment") {
   loopback::LoopbackServer server;
   server.enqueue(sse_body(fixture("openai_responses_stream_docs.sse")));
   amp_test::TempDir scratch("amp-azure-process");

@@ -17,8 +17,8 @@ std::string text_stream(std::string_view response_id, const std::vector<std::str
   std::string full;
   for (const auto &p : pieces) full += p;
   std::string sse;
-  sse += sse_event({{"type", "response.created"},
-                    {"response", {{"id", response_id}, {"model", "gpt-test"}}}});
+  sse += sse_event(
+      {{"type", "response.created"}, {"response", {{"id", response_id}, {"model", "gpt-test"}}}});
   sse += sse_event({{"type", "response.output_item.added"},
                     {"output_index", 0},
                     {"item", {{"type", "message"}, {"id", "msg_1"}, {"content", json::array{}}}}});
@@ -36,11 +36,12 @@ std::string text_stream(std::string_view response_id, const std::vector<std::str
                           {"id", "msg_1"},
                           {"content", json::array{{{"type", "output_text"}, {"text", full}}}}};
   sse += sse_event({{"type", "response.output_item.done"}, {"output_index", 0}, {"item", item}});
-  json::object response{{"id", response_id},
-                        {"model", "gpt-test"},
-                        {"status", status},
-                        {"output", json::array{item}},
-                        {"usage", {{"input_tokens", 10}, {"output_tokens", 5}, {"total_tokens", 15}}}};
+  json::object response{
+      {"id", response_id},
+      {"model", "gpt-test"},
+      {"status", status},
+      {"output", json::array{item}},
+      {"usage", {{"input_tokens", 10}, {"output_tokens", 5}, {"total_tokens", 15}}}};
   if (status == "incomplete")
     response["incomplete_details"] = json::object{{"reason", "max_output_tokens"}};
   sse += sse_event({{"type", status == "incomplete" ? "response.incomplete" : "response.completed"},
@@ -54,8 +55,11 @@ std::string calls_stream(const std::vector<std::array<std::string, 3>> &calls) {
   json::array output;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const auto &[call_id, name, arguments] = calls[i];
-    json::object item{{"type", "function_call"}, {"id", "fc_" + call_id}, {"call_id", call_id},
-                      {"name", name},            {"arguments", ""}};
+    json::object item{{"type", "function_call"},
+                      {"id", "fc_" + call_id},
+                      {"call_id", call_id},
+                      {"name", name},
+                      {"arguments", ""}};
     sse += sse_event({{"type", "response.output_item.added"}, {"output_index", i}, {"item", item}});
     sse += sse_event({{"type", "response.function_call_arguments.delta"},
                       {"output_index", i},
@@ -64,9 +68,9 @@ std::string calls_stream(const std::vector<std::array<std::string, 3>> &calls) {
     sse += sse_event({{"type", "response.output_item.done"}, {"output_index", i}, {"item", item}});
     output.push_back(item);
   }
-  sse += sse_event({{"type", "response.completed"},
-                    {"response", {{"id", "resp_calls"}, {"status", "completed"},
-                                  {"output", output}}}});
+  sse += sse_event(
+      {{"type", "response.completed"},
+       {"response", {{"id", "resp_calls"}, {"status", "completed"}, {"output", output}}}});
   return sse;
 }
 
@@ -75,8 +79,7 @@ loopback::ScriptedResponse openai_error(int status, std::string_view code, std::
   return loopback::ScriptedResponse::json(
       status,
       json::serialize(json::object{
-          {"error",
-           {{"message", message}, {"type", "invalid_request_error"}, {"code", code}}}}),
+          {"error", {{"message", message}, {"type", "invalid_request_error"}, {"code", code}}}}),
       std::move(headers));
 }
 
@@ -103,8 +106,9 @@ TEST_CASE("an answer cut off by max_output_tokens is continued with the output s
   const auto &input = second.at("input").as_array();
   REQUIRE(input.size() == 2);
   CHECK(input[0].at("role") == "user");
-  CHECK(input[1] == json::parse(
-                        R"({"role":"assistant","content":[{"type":"output_text","text":"Hello, wor"}]})"));
+  CHECK(input[1] ==
+        json::parse(
+            R"({"role":"assistant","content":[{"type":"output_text","text":"Hello, wor"}]})"));
 
   const auto continuations = events.named("provider:continuation");
   REQUIRE(continuations.size() == 1);
@@ -164,8 +168,8 @@ TEST_CASE("continuations stop at max_continuations: the answer ends with finish_
 
 TEST_CASE("429 with retry-after-ms: the server's wait wins over max_retry_delay") {
   loopback::LoopbackServer server;
-  server.enqueue(openai_error(429, "rate_limit_exceeded", "Rate limit reached",
-                              {{"retry-after-ms", "400"}}));
+  server.enqueue(
+      openai_error(429, "rate_limit_exceeded", "Rate limit reached", {{"retry-after-ms", "400"}}));
   server.enqueue(sse_body(text_stream("resp_ok", {"fine"})));
   json::object config = openai_config(server.base_url());
   config["max_retry_delay"] = 0.02;
@@ -240,10 +244,10 @@ TEST_CASE("parallel function calls: all run, results go back in call order") {
                                         {"call_2", "list_directory", R"({"path":"sub"})"},
                                         {"call_3", "read_file", R"({"path":"sub/b.txt"})"}})));
   server.enqueue(sse_body(text_stream("resp_done", {"Done."})));
-  auto session = open_session(openai_plan(
-      openai_config(server.base_url()),
-      "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" + dir.path().string() +
-          "\", allowed_read_paths: [\".\"]}\n"));
+  auto session =
+      open_session(openai_plan(openai_config(server.base_url()),
+                               "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" +
+                                   dir.path().string() + "\", allowed_read_paths: [\".\"]}\n"));
   EventRecorder events(session->hooks());
   const auto result = session->execute("read them");
   CHECK(result.status == "success");
@@ -259,9 +263,9 @@ TEST_CASE("parallel function calls: all run, results go back in call order") {
     order.push_back(std::string(item.as_object().if_contains("type")
                                     ? item.at("type").as_string()
                                     : item.at("role").as_string()));
-  CHECK(order == std::vector<std::string>{"user", "function_call", "function_call",
-                                          "function_call", "function_call_output",
-                                          "function_call_output", "function_call_output"});
+  CHECK(order == std::vector<std::string>{"user", "function_call", "function_call", "function_call",
+                                          "function_call_output", "function_call_output",
+                                          "function_call_output"});
   CHECK(input[4].at("call_id") == "call_1");
   CHECK(input[5].at("call_id") == "call_2");
   CHECK(input[6].at("call_id") == "call_3");
@@ -275,10 +279,10 @@ TEST_CASE("arguments that are not JSON: the tool does not run, the model reads w
   loopback::LoopbackServer server;
   server.enqueue(sse_body(calls_stream({{"call_bad", "read_file", R"({"path": "a.txt")"}})));
   server.enqueue(sse_body(text_stream("resp_done", {"Sorry."})));
-  auto session = open_session(openai_plan(
-      openai_config(server.base_url()),
-      "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" + dir.path().string() +
-          "\"}\n"));
+  auto session =
+      open_session(openai_plan(openai_config(server.base_url()),
+                               "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" +
+                                   dir.path().string() + "\"}\n"));
   EventRecorder events(session->hooks());
   CHECK(session->execute("read a.txt").status == "success");
   CHECK(events.named("tool:pre").empty());

@@ -29,8 +29,9 @@ const json::object *item_of_type(const json::array &input, std::string_view type
 
 }  // namespace
 
-TEST_CASE("the recorded reasoning + tool loop: every later request carries the reasoning item "
-          "(last encrypted_content) and the function_call unchanged") {
+TEST_CASE(
+    "the recorded reasoning + tool loop: every later request carries the reasoning item "
+    "(last encrypted_content) and the function_call unchanged") {
   const std::vector<std::string> streams = ndjson_streams(kToolLoop);
   loopback::LoopbackServer server;
   for (const auto &stream : streams) server.enqueue(sse_body(stream));
@@ -75,9 +76,8 @@ TEST_CASE("the recorded reasoning + tool loop: every later request carries the r
     CHECK(body.at("reasoning") == json::parse(R"({"effort":"high","summary":"auto"})"));
   }
   // The raw bytes of the last request hold the final encrypted_content unchanged.
-  CHECK(server.requests()[3].body.find(
-            std::string(recorded_reasoning.at("encrypted_content").as_string())) !=
-        std::string::npos);
+  CHECK(server.requests()[3].body.find(std::string(
+            recorded_reasoning.at("encrypted_content").as_string())) != std::string::npos);
 
   // Live events: a reasoning block first, three tool calls, the text at the end.
   const auto starts = events.named("content_block:start");

@@ -3,7 +3,7 @@
 // changes either.
 #include "openai_test_support.hpp"
 
-#include "stream_mapping.hpp"
+#include "responses_stream.hpp"
 
 #include "amplifier/stream.hpp"
 #include "amplifier/transport/sse_parser.hpp"
@@ -71,8 +71,7 @@ json::value without_encrypted_content(json::array content) {
 json::value assembled(const std::vector<json::object> &events) {
   amplifier::ResponseAssembler assembler;
   for (const auto &event : events) assembler.feed(event);
-  return without_encrypted_content(
-      amplifier::to_json(assembler.finish()).at("content").as_array());
+  return without_encrypted_content(amplifier::to_json(assembler.finish()).at("content").as_array());
 }
 
 json::value content_json(const RoundResult &result) {
@@ -89,8 +88,8 @@ json::object spec_example(std::string_view type) {
 }  // namespace
 
 TEST_CASE("every recorded stream gives the same events and result in chunks of 1 to 16 bytes") {
-  std::vector<std::string> streams = ndjson_streams(
-      "openai_responses_stream_reasoning_tool_loop_recorded_vercel.ndjson");
+  std::vector<std::string> streams =
+      ndjson_streams("openai_responses_stream_reasoning_tool_loop_recorded_vercel.ndjson");
   REQUIRE(streams.size() == 4);
   streams.push_back(fixture("openai_responses_stream_docs.sse"));
   streams.push_back(ndjson_streams("openai_responses_stream_error_recorded_vercel.ndjson").at(0));
@@ -104,7 +103,8 @@ TEST_CASE("every recorded stream gives the same events and result in chunks of 1
       CHECK(chunked.events == whole.events);
       REQUIRE(chunked.result.has_value() == whole.result.has_value());
       if (whole.result) CHECK(all_of(*chunked.result) == all_of(*whole.result));
-      if (whole.error) CHECK(amplifier::to_json(*chunked.error) == amplifier::to_json(*whole.error));
+      if (whole.error)
+        CHECK(amplifier::to_json(*chunked.error) == amplifier::to_json(*whole.error));
     }
   }
 }
@@ -136,8 +136,10 @@ TEST_CASE("reasoning + function call: ids kept, the summary streamed, the last e
   CHECK(reasoning->extra.at("encrypted_content") == json::value(completed));
   std::string summary;
   for (const auto &p : payloads)
-    if (p.at("type") == "response.reasoning_summary_text.delta") summary += p.at("delta").as_string();
-  CHECK(reasoning->summary == json::array{json::object{{"type", "summary_text"}, {"text", summary}}});
+    if (p.at("type") == "response.reasoning_summary_text.delta")
+      summary += p.at("delta").as_string();
+  CHECK(reasoning->summary ==
+        json::array{json::object{{"type", "summary_text"}, {"text", summary}}});
 
   const auto *call = std::get_if<amplifier::ToolCallBlock>(&result.content[1]);
   REQUIRE(call);
@@ -202,8 +204,7 @@ TEST_CASE("errors mid-stream, nested (recorded) and flat (spec), and response.fa
       translate("event: response.function_call_arguments.delta\n" + data + "\n");
   REQUIRE(invalid.error);
   CHECK(invalid.error->kind == ErrorKind::stream);
-  CHECK(invalid.error->message.find("response.function_call_arguments.delta") !=
-        std::string::npos);
+  CHECK(invalid.error->message.find("response.function_call_arguments.delta") != std::string::npos);
 }
 
 TEST_CASE("response.incomplete finishes the round with its reason; a stream cut short does not") {
@@ -211,13 +212,14 @@ TEST_CASE("response.incomplete finishes the round with its reason; a stream cut 
   REQUIRE(incomplete.result);
   CHECK(incomplete.result->status == "incomplete");
   CHECK(incomplete.result->incomplete_reason == spec_example("response.incomplete")
-                                                   .at("response")
-                                                   .at("incomplete_details")
-                                                   .at("reason")
-                                                   .as_string());
+                                                    .at("response")
+                                                    .at("incomplete_details")
+                                                    .at("reason")
+                                                    .as_string());
 
-  std::string cut = ndjson_streams("openai_responses_stream_reasoning_tool_loop_recorded_vercel."
-                                   "ndjson")
+  std::string cut = ndjson_streams(
+                        "openai_responses_stream_reasoning_tool_loop_recorded_vercel."
+                        "ndjson")
                         .at(3);
   cut.resize(cut.rfind("event: response.completed"));
   const Translation unfinished = translate(cut);
@@ -231,14 +233,17 @@ TEST_CASE("arguments that are not a JSON object: the call survives with the reas
     sse += sse_event({{"type", "response.output_item.added"},
                       {"output_index", 0},
                       {"item",
-                       {{"type", "function_call"}, {"id", "fc_1"}, {"call_id", "call_1"},
-                        {"name", "calc"}, {"arguments", ""}}}});
+                       {{"type", "function_call"},
+                        {"id", "fc_1"},
+                        {"call_id", "call_1"},
+                        {"name", "calc"},
+                        {"arguments", ""}}}});
     sse += sse_event({{"type", "response.function_call_arguments.delta"},
                       {"output_index", 0},
                       {"delta", arguments}});
-    sse += sse_event({{"type", "response.completed"},
-                      {"response", {{"id", "resp_1"}, {"status", "completed"},
-                                    {"output", json::array{}}}}});
+    sse += sse_event(
+        {{"type", "response.completed"},
+         {"response", {{"id", "resp_1"}, {"status", "completed"}, {"output", json::array{}}}}});
     return sse;
   };
   for (std::string_view bad : {std::string_view(R"({"a": 1)"), std::string_view("[1,2]")}) {
@@ -258,8 +263,7 @@ TEST_CASE("non-streamed Responses replay through the same steps") {
     const json::object response =
         fixture_json("openai_responses_reasoning_encrypted_recorded_vercel.json");
     std::vector<json::object> events;
-    ResponsesTranslator translator([&](const json::object &e) { events.push_back(e); },
-                                   map_error);
+    ResponsesTranslator translator([&](const json::object &e) { events.push_back(e); }, map_error);
     translator.on_response(response);
     const RoundResult result = translator.take_result();
     const auto *reasoning = std::get_if<amplifier::ReasoningBlock>(&result.content.at(0));

@@ -1,7 +1,7 @@
 #include "responses_call.hpp"
 
-#include "endpoint.hpp"
-#include "error_mapping.hpp"
+#include "responses_endpoint.hpp"
+#include "responses_errors.hpp"
 
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/wire_log.hpp"
@@ -292,10 +292,10 @@ void ResponsesCall::report_request() const {
                                          array_size(mapped_.body, "input"),
                                          array_size(mapped_.body, "tools"),
                                          mapped_.reasoning};
-  provider::notify_or_warn(host_, kLlmRequest,
-                           provider::llm_request_payload(summary, config_->raw, url_,
-                                                         request_headers_, mapped_.body,
-                                                         config_->secret()));
+  provider::notify_or_warn(
+      host_, kLlmRequest,
+      provider::llm_request_payload(summary, config_->raw, url_, request_headers_, mapped_.body,
+                                    config_->secret()));
 }
 
 void ResponsesCall::report_response(int status, const amplifier::ChatResponse *response,
@@ -303,12 +303,12 @@ void ResponsesCall::report_response(int status, const amplifier::ChatResponse *r
   if (!host_.has_hook_handlers(kLlmResponse)) return;
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_at_);
-  const provider::ResponseSummary summary{config_->module_id, mapped_.model, status,
-                                          elapsed,            response,      error};
+  const provider::ResponseSummary summary{config_->module_id, mapped_.model, status, elapsed,
+                                          response,           error};
   json::value raw_body;
   if (config_->raw)
-    raw_body = mapped_.stream || raw_events_.size() != 1 ? json::value(raw_events_)
-                                                         : raw_events_.front();
+    raw_body =
+        mapped_.stream || raw_events_.size() != 1 ? json::value(raw_events_) : raw_events_.front();
   provider::notify_or_warn(host_, kLlmResponse,
                            provider::llm_response_payload(summary, config_->raw, response_headers_,
                                                           std::move(raw_body), config_->secret()));

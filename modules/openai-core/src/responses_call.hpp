@@ -5,9 +5,9 @@
 // THREADS: constructed and started on a host thread; every transport callback runs on the
 // client's io thread, one at a time; cancel() may come from any thread.
 #pragma once
-#include "request_mapping.hpp"
+#include "responses_request.hpp"
 #include "responses_config.hpp"
-#include "stream_mapping.hpp"
+#include "responses_stream.hpp"
 
 #include "amplifier/provider/call_table.hpp"
 #include "amplifier/transport/call.hpp"
@@ -31,7 +31,8 @@ class ResponsesCall final : public amplifier::provider::ProviderCall,
 
   // Announces the request (repairs, llm:request), then starts the first exchange on `client`.
   // `on_done` runs on the io thread right after the terminal event has been reported.
-  void start(amplifier::transport::HttpClient &client, amplifier::provider::CallTable::DoneFn on_done);
+  void start(amplifier::transport::HttpClient &client,
+             amplifier::provider::CallTable::DoneFn on_done);
   void cancel() override;
 
  private:

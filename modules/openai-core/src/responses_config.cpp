@@ -11,12 +11,11 @@ using provider::string_or_env;
 
 namespace {
 
-constexpr std::array kReasoningEfforts = {
-    std::string_view("none"),   std::string_view("minimal"), std::string_view("low"),
-    std::string_view("medium"), std::string_view("high"),    std::string_view("xhigh")};
+constexpr std::array kReasoningEfforts = {std::string_view("none"), std::string_view("minimal"),
+                                          std::string_view("low"),  std::string_view("medium"),
+                                          std::string_view("high"), std::string_view("xhigh")};
 constexpr std::array kReasoningSummaries = {std::string_view("auto"), std::string_view("concise"),
-                                            std::string_view("detailed"),
-                                            std::string_view("none")};
+                                            std::string_view("detailed"), std::string_view("none")};
 constexpr std::int64_t kMaxOutputTokens = 1'000'000;
 
 template <std::size_t N>
@@ -65,7 +64,9 @@ bool is_dated_version(std::string_view version) {
 
 }  // namespace
 
-bool is_known_reasoning_effort(std::string_view effort) { return one_of(effort, kReasoningEfforts); }
+bool is_known_reasoning_effort(std::string_view effort) {
+  return one_of(effort, kReasoningEfforts);
+}
 
 bool ResponsesConfig::azure_deployments_path() const {
   return flavor == Flavor::azure && api_version && is_dated_version(*api_version);
@@ -76,10 +77,10 @@ ResponsesConfig ResponsesConfig::read_openai(ms::ConfigReader &reader,
   ResponsesConfig config;
   config.default_model = std::string(kOpenAiDefaultModel);
   config.api_key = string_or_env(reader, "api_key", kOpenAiKeyEnv, env).value_or("");
-  config.base_url = provider::checked_base_url(
-      reader, "base_url",
-      string_or_env(reader, "base_url", kOpenAiBaseUrlEnv, env)
-          .value_or(std::string(kOpenAiDefaultBaseUrl)));
+  config.base_url =
+      provider::checked_base_url(reader, "base_url",
+                                 string_or_env(reader, "base_url", kOpenAiBaseUrlEnv, env)
+                                     .value_or(std::string(kOpenAiDefaultBaseUrl)));
   config.organization = reader.get_optional_string("organization");
   config.project = reader.get_optional_string("project");
   read_common(reader, config);
@@ -103,10 +104,14 @@ ResponsesConfig ResponsesConfig::read_azure(ms::ConfigReader &reader,
   if (key_given && token_given)
     throw reader.error("azure_ad_token",
                        "cannot be used together with api_key: configure one way to authenticate");
-  if (key_given) config.api_key = *key;
-  else if (token_given) config.azure_ad_token = *token;
-  else if (auto env_key = env(kAzureKeyEnv)) config.api_key = *env_key;
-  else if (auto env_token = env(kAzureAdTokenEnv)) config.azure_ad_token = *env_token;
+  if (key_given)
+    config.api_key = *key;
+  else if (token_given)
+    config.azure_ad_token = *token;
+  else if (auto env_key = env(kAzureKeyEnv))
+    config.api_key = *env_key;
+  else if (auto env_token = env(kAzureAdTokenEnv))
+    config.azure_ad_token = *env_token;
   config.api_version = string_or_env(reader, "api_version", kAzureApiVersionEnv, env);
   if (auto mapping = reader.get_object("deployment_mapping")) {
     for (const auto &entry : mapping->object()) {
@@ -128,8 +133,7 @@ ModelTarget resolve_model(const ResponsesConfig &config, const std::optional<std
     target.api_model = target.model;
     return target;
   }
-  if (auto it = config.deployment_mapping.find(target.model);
-      it != config.deployment_mapping.end())
+  if (auto it = config.deployment_mapping.find(target.model); it != config.deployment_mapping.end())
     target.api_model = it->second;
   else if (config.default_deployment)
     target.api_model = *config.default_deployment;

@@ -1,8 +1,8 @@
 #include "responses_provider.hpp"
 
-#include "endpoint.hpp"
-#include "error_mapping.hpp"
-#include "provider_info.hpp"
+#include "responses_endpoint.hpp"
+#include "responses_errors.hpp"
+#include "responses_info.hpp"
 #include "responses_call.hpp"
 
 #include "amplifier/errors.hpp"
@@ -67,8 +67,15 @@ void ResponsesProvider::complete(amp_call_id call, std::string_view request_json
   }
   // Checked per call, not at mount: a plan without a key must still mount and list.
   if (auto error = unusable(*config_)) return calls_.finish_at_once(call, *error, AMP_ERROR);
-  auto responses_call =
-      std::make_shared<ResponsesCall>(host(), call, config_, std::move(request));
+  if (resolve_model(*config_, request.model).api_model.empty())
+    return calls_.finish_at_once(
+        call,
+        KernelError::make(ErrorKind::configuration,
+                          config_->display_name +
+                              ": no model to send: name one in the request, or configure "
+                              "default_deployment or deployment_mapping"),
+        AMP_ERROR);
+  auto responses_call = std::make_shared<ResponsesCall>(host(), call, config_, std::move(request));
   calls_.start(call, responses_call, [&](provider::CallTable::DoneFn done) {
     responses_call->start(calls_.http(), std::move(done));
   });

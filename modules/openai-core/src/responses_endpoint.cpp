@@ -1,4 +1,4 @@
-#include "endpoint.hpp"
+#include "responses_endpoint.hpp"
 
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
@@ -30,7 +30,8 @@ std::string responses_url(const ResponsesConfig &config, std::string_view api_mo
 
 std::string models_url(const ResponsesConfig &config) {
   if (config.flavor == Flavor::openai) return config.base_url + "/models";
-  if (config.azure_deployments_path()) return config.base_url + "/openai/models" + version_query(config);
+  if (config.azure_deployments_path())
+    return config.base_url + "/openai/models" + version_query(config);
   return config.base_url + "/openai/v1/models";
 }
 

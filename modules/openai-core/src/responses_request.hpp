@@ -35,10 +35,10 @@ using amplifier::provider::RepairedToolCall;
 
 struct MappedRequest {
   boost::json::object body;
-  std::string model;         // as the conversation names it
-  std::string api_model;     // as the API gets it (the deployment on Azure)
+  std::string model;      // as the conversation names it
+  std::string api_model;  // as the API gets it (the deployment on Azure)
   bool stream = true;
-  bool reasoning = false;    // a reasoning effort was sent
+  bool reasoning = false;  // a reasoning effort was sent
   std::vector<amplifier::Degradation> degradations;
   std::vector<RepairedToolCall> repaired_tool_calls;
   std::vector<std::string> dropped_tool_results;  // call ids with no call before them

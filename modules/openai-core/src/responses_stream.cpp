@@ -1,4 +1,4 @@
-#include "stream_mapping.hpp"
+#include "responses_stream.hpp"
 
 #include "amplifier/stream.hpp"
 
@@ -105,7 +105,9 @@ ResponsesTranslator::DeltaFields::DeltaFields(amplifier::JsonFieldReader &reader
       output_index(reader.declare({"output_index"})),
       content_index(reader.declare({"content_index"})),
       summary_index(reader.declare({"summary_index"})),
-      delta(reader.declare({"delta"})) {}
+      delta(reader.declare({"delta"})),
+      response_id(reader.declare({"response", "id"})),
+      response_model(reader.declare({"response", "model"})) {}
 
 ResponsesTranslator::ResponsesTranslator(EventSink sink, StreamErrorMapper map_error,
                                          DeltaSink deltas, std::size_t first_index)
@@ -135,11 +137,17 @@ bool ResponsesTranslator::fast_delta(std::string_view event_type, std::string_vi
   const auto first = data.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || data[first] != '{') return false;
   if (!reader_.read(data))
-    stream_fail("invalid JSON in a '" + std::string(event_type) + "' stream event: " +
-                std::string(reader_.error()));
+    stream_fail("invalid JSON in a '" + std::string(event_type) +
+                "' stream event: " + std::string(reader_.error()));
   const std::string_view type =
       reader_.has(fields_.type) ? reader_.string(fields_.type) : event_type;
-  if (finished_ || !is_delta_type(type) ||
+  if (finished_) return false;
+  if (type == "response.created" || type == "response.in_progress") {
+    result_.response_id = reader_.string(fields_.response_id);
+    result_.model = reader_.string(fields_.response_model);
+    return true;
+  }
+  if (!is_delta_type(type) ||
       reader_.kind(fields_.delta) != amplifier::JsonFieldReader::Kind::string)
     return false;
   apply_delta(type, reader_.integer(fields_.output_index).value_or(0),
@@ -167,8 +175,8 @@ void ResponsesTranslator::on_event(const json::object &event) {
   if (type == "response.content_part.added") return part_added(event);
   if (type == "response.reasoning_summary_part.added") {
     // Opens the part (a blank line between parts, live); its text follows as deltas.
-    return apply_delta("response.reasoning_summary_text.delta", index_at(event, "output_index"),
-                       0, index_at(event, "summary_index"), {});
+    return apply_delta("response.reasoning_summary_text.delta", index_at(event, "output_index"), 0,
+                       index_at(event, "summary_index"), {});
   }
   if (type == "response.output_text.done") return text_done(event, "text");
   if (type == "response.refusal.done") return text_done(event, "refusal");
@@ -177,7 +185,8 @@ void ResponsesTranslator::on_event(const json::object &event) {
   if (type == "response.function_call_arguments.done") return arguments_done(event);
   if (type == "response.content_part.done") return part_done(event);
   if (type == "response.output_item.done") return item_done(event);
-  if (type == "response.completed" || type == "response.incomplete") return response_finished(event);
+  if (type == "response.completed" || type == "response.incomplete")
+    return response_finished(event);
   // Summary part done, annotations, server-side tool progress, newer event types: nothing to do.
 }
 
@@ -328,8 +337,9 @@ void ResponsesTranslator::summary_done(const json::object &event) {
 void ResponsesTranslator::arguments_done(const json::object &event) {
   OpenBlock *block = find({index_at(event, "output_index"), kItemLevel});
   if (!block || block->kind != BlockKind::tool_call)
-    stream_fail("response.function_call_arguments.done for an output item that is not an open "
-                "function call");
+    stream_fail(
+        "response.function_call_arguments.done for an output item that is not an open "
+        "function call");
   if (auto gained = extend_to(block->text, string_at(event, "arguments")); !gained.empty())
     emit_delta(block->index, AMP_DELTA_TOOL_INPUT, gained);
 }
@@ -341,8 +351,7 @@ void ResponsesTranslator::part_done(const json::object &event) {
   if (!block || !part) return;  // a part type we do not keep, or ended already
   if (const json::value *annotations = part->if_contains("annotations"))
     block->annotations = *annotations;
-  if (auto gained =
-          extend_to(block->text, string_at(*part, block->refusal ? "refusal" : "text"));
+  if (auto gained = extend_to(block->text, string_at(*part, block->refusal ? "refusal" : "text"));
       !gained.empty())
     emit_delta(block->index, AMP_DELTA_TEXT, gained);
   end_block(key);
@@ -369,9 +378,9 @@ void ResponsesTranslator::replay_item(std::int64_t output_index, const json::obj
       if (!parts) return;
       for (std::size_t i = 0; i < parts->size(); ++i) {
         if (!(*parts)[i].is_object()) continue;
-        apply_delta(summary ? "response.reasoning_summary_text.delta"
-                            : "response.reasoning_text.delta",
-                    output_index, static_cast<std::int64_t>(i), static_cast<std::int64_t>(i), {});
+        apply_delta(
+            summary ? "response.reasoning_summary_text.delta" : "response.reasoning_text.delta",
+            output_index, static_cast<std::int64_t>(i), static_cast<std::int64_t>(i), {});
         std::string &text = (summary ? block.summary : block.reasoning_text)[i];
         if (auto gained = extend_to(text, string_at((*parts)[i].get_object(), "text"));
             !gained.empty())
@@ -449,8 +458,8 @@ amplifier::ContentBlock ResponsesTranslator::finished_block(OpenBlock &block) {
     case BlockKind::tool_call:
       break;
   }
-  amplifier::ToolCallBlock call{std::move(block.call_id), std::move(block.name), {}, std::nullopt,
-                                {}};
+  amplifier::ToolCallBlock call{
+      std::move(block.call_id), std::move(block.name), {}, std::nullopt, {}};
   if (!block.item_id.empty()) call.extra["item_id"] = block.item_id;
   const std::string &arguments = block.text;
   json::error_code ec;
@@ -462,9 +471,8 @@ amplifier::ContentBlock ResponsesTranslator::finished_block(OpenBlock &block) {
       call.extra["arguments"] = arguments;
   } else {
     call.extra["arguments"] = arguments;
-    call.extra["arguments_error"] =
-        ec ? "the arguments are not valid JSON (" + ec.message() + ")"
-           : std::string("the arguments are JSON but not an object");
+    call.extra["arguments_error"] = ec ? "the arguments are not valid JSON (" + ec.message() + ")"
+                                       : std::string("the arguments are JSON but not an object");
   }
   return call;
 }

@@ -1,4 +1,4 @@
-#include "error_mapping.hpp"
+#include "responses_errors.hpp"
 
 namespace openai_responses {
 

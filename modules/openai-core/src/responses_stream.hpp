@@ -26,8 +26,9 @@
 // input {} and keeps the raw text in extra.arguments with the reason in extra.arguments_error,
 // which the orchestrator turns into an error result the model can read.
 //
-// The hot path: delta events are read without a DOM (amplifier::JsonFieldReader) and text and
-// tool-input deltas go out typed (ABI 1.2).
+// The hot path: delta events (and the large response.created / .in_progress, of which only id
+// and model matter) are read without a DOM (amplifier::JsonFieldReader); text and tool-input
+// deltas go out typed (ABI 1.2).
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/json_fields.hpp"
@@ -105,7 +106,7 @@ class ResponsesTranslator {
     BlockKind kind = BlockKind::text;
     std::size_t index = 0;  // ours: dense, in start order
     std::string item_id;
-    std::string text;       // text, or the function call's arguments
+    std::string text;  // text, or the function call's arguments
     std::vector<std::string> summary;
     std::vector<std::string> reasoning_text;
     boost::json::value encrypted_content;
@@ -119,6 +120,7 @@ class ResponsesTranslator {
   struct DeltaFields {
     explicit DeltaFields(amplifier::JsonFieldReader &reader);
     amplifier::JsonFieldReader::Field type, output_index, content_index, summary_index, delta;
+    amplifier::JsonFieldReader::Field response_id, response_model;  // created / in_progress
   };
 
   bool fast_delta(std::string_view event_type, std::string_view data);
@@ -150,7 +152,7 @@ class ResponsesTranslator {
   DeltaFields fields_{reader_};
   std::map<Key, OpenBlock> open_;
   std::map<std::size_t, amplifier::ContentBlock> blocks_;  // ended, by our index
-  std::map<std::string, std::size_t> reasoning_by_id_;        // item id -> our index
+  std::map<std::string, std::size_t> reasoning_by_id_;     // item id -> our index
   std::set<Key> ended_;  // text parts already ended (an item's done event repeats them)
   std::size_t first_index_ = 0;
   std::size_t next_index_ = 0;

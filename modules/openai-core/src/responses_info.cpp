@@ -1,4 +1,4 @@
-#include "provider_info.hpp"
+#include "responses_info.hpp"
 
 #include "amplifier/provider/http_config.hpp"
 
@@ -21,10 +21,10 @@ struct ModelFamily {
 
 // Limits by model family (OpenAI's model pages); the first matching prefix wins.
 constexpr std::array kFamilies = {
-    ModelFamily{"gpt-5", 400000, 128000, true},       ModelFamily{"gpt-4.1", 1047576, 32768, false},
-    ModelFamily{"gpt-4o", 128000, 16384, false},      ModelFamily{"o4-mini", 200000, 100000, true},
-    ModelFamily{"o3", 200000, 100000, true},          ModelFamily{"o1", 200000, 100000, true},
-    ModelFamily{"codex-mini", 200000, 100000, true},  ModelFamily{"gpt-oss", 131072, 131072, true},
+    ModelFamily{"gpt-5", 400000, 128000, true},      ModelFamily{"gpt-4.1", 1047576, 32768, false},
+    ModelFamily{"gpt-4o", 128000, 16384, false},     ModelFamily{"o4-mini", 200000, 100000, true},
+    ModelFamily{"o3", 200000, 100000, true},         ModelFamily{"o1", 200000, 100000, true},
+    ModelFamily{"codex-mini", 200000, 100000, true}, ModelFamily{"gpt-oss", 131072, 131072, true},
 };
 constexpr ModelFamily kUnknownFamily{"", 128000, 16384, false};
 
@@ -40,9 +40,9 @@ json::array credential_fields(const ResponsesConfig &config) {
     json::object api_key = config_field("api_key", "API key", "secret", "Your OpenAI API key");
     api_key["env_var"] = kOpenAiKeyEnv;
     api_key["required"] = true;
-    json::object base_url = config_field("base_url", "Base URL", "text",
-                                         "API endpoint, including /v1",
-                                         json::string(kOpenAiDefaultBaseUrl));
+    json::object base_url =
+        config_field("base_url", "Base URL", "text", "API endpoint, including /v1",
+                     json::string(kOpenAiDefaultBaseUrl));
     base_url["env_var"] = kOpenAiBaseUrlEnv;
     fields.push_back(std::move(api_key));
     fields.push_back(std::move(base_url));
@@ -50,12 +50,12 @@ json::array credential_fields(const ResponsesConfig &config) {
     fields.push_back(config_field("project", "Project", "text", "OpenAI-Project"));
     return fields;
   }
-  json::object endpoint = config_field("azure_endpoint", "Endpoint", "text",
-                                       "https://<resource>.openai.azure.com");
+  json::object endpoint =
+      config_field("azure_endpoint", "Endpoint", "text", "https://<resource>.openai.azure.com");
   endpoint["env_var"] = kAzureEndpointEnv;
   endpoint["required"] = true;
-  json::object api_key = config_field("api_key", "API key", "secret",
-                                      "The resource's key (or use azure_ad_token)");
+  json::object api_key =
+      config_field("api_key", "API key", "secret", "The resource's key (or use azure_ad_token)");
   api_key["env_var"] = kAzureKeyEnv;
   json::object token = config_field("azure_ad_token", "Entra ID token", "secret",
                                     "A Microsoft Entra ID bearer token (or use api_key)");
@@ -68,8 +68,8 @@ json::array credential_fields(const ResponsesConfig &config) {
   fields.push_back(std::move(api_key));
   fields.push_back(std::move(token));
   fields.push_back(std::move(version));
-  fields.push_back(config_field("deployment_mapping", "Deployments", "text",
-                                "Model name -> deployment name"));
+  fields.push_back(
+      config_field("deployment_mapping", "Deployments", "text", "Model name -> deployment name"));
   fields.push_back(config_field("default_deployment", "Default deployment", "text",
                                 "Deployment used when no mapping matches"));
   return fields;

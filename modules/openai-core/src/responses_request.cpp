@@ -1,4 +1,4 @@
-#include "request_mapping.hpp"
+#include "responses_request.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -72,8 +72,7 @@ class InputMapper {
       case Role::developer:
         close_tool_calls();
         if (auto text = message.text(); !text.empty())
-          result_.input.push_back(
-              message_item("developer", json::array{part("input_text", text)}));
+          result_.input.push_back(message_item("developer", json::array{part("input_text", text)}));
         return;
       case Role::assistant:
         return add_assistant(message);
