@@ -312,6 +312,40 @@ TEST_CASE("tool results: failures, labels for interleaved calls, errors and prov
         "✗ mock: connection reset\n");
 }
 
+TEST_CASE("OpenAI reasoning summaries are shown as thinking, streamed or whole") {
+  TempDir dir;
+  const fs::path out = dir / "display.txt";
+  auto session = open_session(plan_with(ui_hooks({{"output", out.string()}})));
+  auto &hooks = session->hooks();
+  auto start = [&](int index, std::string_view type) {
+    hooks.emit("content_block:start", json::object{{"block_index", index}, {"block_type", type}});
+  };
+  auto summary_delta = [&](int index, std::string_view text) {
+    hooks.emit("content_block:delta",
+               json::object{{"block_index", index},
+                            {"delta", {{"type", "reasoning"}, {"summary", text}}}});
+  };
+  start(0, "reasoning");
+  summary_delta(0, "**Planning**");
+  summary_delta(0, "\n\nI add first.");
+  hooks.emit("content_block:end", json::parse(R"({"block_index":0,"block":{"type":"reasoning",
+      "summary":[{"type":"summary_text","text":"**Planning**\n\nI add first."}],
+      "encrypted_content":"gAAA"}})").as_object());
+  // A reasoning block that arrives whole (a non-streamed response): its summary parts.
+  start(1, "reasoning");
+  hooks.emit("content_block:end", json::parse(R"({"block_index":1,"block":{"type":"reasoning",
+      "summary":[{"type":"summary_text","text":"One."},{"type":"summary_text","text":"Two."}]}})")
+                                      .as_object());
+  start(2, "text");
+  hooks.emit("content_block:delta",
+             json::object{{"block_index", 2}, {"delta", {{"type", "text"}, {"text", "42"}}}});
+  const std::string shown = read_text(out);
+  CHECK(shown.find("│ **Planning**\n│ \n│ I add first.") != std::string::npos);
+  CHECK(shown.find("│ One.\n│ \n│ Two.") != std::string::npos);
+  CHECK(shown.find("gAAA") == std::string::npos);
+  CHECK(shown.find("42") > shown.find("Two."));
+}
+
 TEST_CASE("concurrent events never split each other's lines") {
   TempDir dir;
   const fs::path out = dir / "display.txt";

@@ -157,10 +157,32 @@ struct Display::State {
 
   // ---- events --------------------------------------------------------------------------
 
+  static bool is_thinking(std::string_view block_type) {
+    return block_type == "thinking" || block_type == "reasoning";
+  }
+
+  // A reasoning block's summary parts ({type: summary_text, text}, or one string), joined by
+  // blank lines as they were streamed.
+  static std::string reasoning_summary(const json::object &block) {
+    const json::value *summary = block.if_contains("summary");
+    if (!summary) return {};
+    if (summary->is_string()) return std::string(summary->get_string());
+    std::string text;
+    if (!summary->is_array()) return text;
+    for (const json::value &part : summary->get_array()) {
+      if (!part.is_object()) continue;
+      const std::string_view piece = string_at(part.get_object(), "text");
+      if (piece.empty()) continue;
+      if (!text.empty()) text += "\n\n";
+      text += piece;
+    }
+    return text;
+  }
+
   void block_start(const json::object &data) {
     streamed_blocks[index_key(data)] = false;
     const std::string_view type = string_at(data, "block_type");
-    if (type == "thinking" && options.show_thinking) open_thinking();
+    if (is_thinking(type) && options.show_thinking) open_thinking();
     else if (type == "text") close_thinking();
   }
 
@@ -174,6 +196,10 @@ struct Display::State {
     } else if (type == "thinking" && options.show_thinking) {
       open_thinking();
       thinking(string_at(*delta, "thinking"));
+    } else if (type == "reasoning" && options.show_thinking) {
+      // OpenAI reasoning: its summary (or, from open models, its text) shown as thinking.
+      open_thinking();
+      thinking(string_at(*delta, delta->contains("summary") ? "summary" : "content"));
     } else {
       return;
     }
@@ -186,10 +212,12 @@ struct Display::State {
     streamed_blocks.erase(key);
     const json::object *block = object_at(data, "block");
     const std::string_view type = block ? string_at(*block, "type") : std::string_view();
-    if (type == "thinking" && options.show_thinking) {
-      if (!streamed) {
+    if (is_thinking(type) && options.show_thinking) {
+      const std::string text = type == "thinking" ? std::string(string_at(*block, "thinking"))
+                                                  : reasoning_summary(*block);
+      if (!streamed && !text.empty()) {
         open_thinking();
-        thinking(string_at(*block, "thinking"));
+        thinking(text);
       }
       close_thinking();
     } else if (type == "text" && !streamed) {

@@ -3,7 +3,8 @@
 //   provider:request       starts the spinner (a terminal only) until the first content event
 //   content_block:start    a thinking block opens a "Thinking" section: every line of it is
 //                          prefixed "│ " (and dimmed on a terminal), shown in full, never cut,
-//                          followed by a blank line that sets it apart from the answer
+//                          followed by a blank line that sets it apart from the answer; a
+//                          reasoning block (OpenAI) shows its summary the same way
 //   content_block:delta    answer text is written as it arrives; thinking as described
 //   content_block:end      a block that streamed no deltas is shown whole from its `block`
 //   tool:pre               one line: "● tool(arguments)"

@@ -3,7 +3,8 @@
 // connects the display to the kernel's events.
 //
 // Config:
-//   show_thinking     true   thinking blocks shown in full, apart from the answer
+//   show_thinking     true   thinking blocks (and reasoning summaries) shown in full, apart
+//                            from the answer
 //   show_tool_lines   5      lines of each tool result shown (0: none)
 //   show_token_usage  true   the turn's summed token usage at its end
 //   output            "stdout" | "stderr" | a path (appended; a FIFO or a terminal device
