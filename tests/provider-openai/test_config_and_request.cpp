@@ -3,6 +3,7 @@
 #include "openai_test_support.hpp"
 
 #include "responses_endpoint.hpp"
+#include "responses_info.hpp"
 #include "responses_request.hpp"
 #include "responses_config.hpp"
 
@@ -268,4 +269,25 @@ TEST_CASE("request mapping on Azure: the deployment is the model the API gets") 
   CHECK(mapped.body.at("model") == "dep5");
   CHECK(mapped.model == "gpt-5");
   CHECK(mapped.api_model == "dep5");
+}
+
+TEST_CASE("provider info: the model's limits and every config field, credentials with their "
+          "environment variables") {
+  auto field_named = [](const json::object &info, std::string_view id) -> json::object {
+    for (const auto &field : info.at("config_fields").as_array())
+      if (field.at("id").as_string() == id) return field.as_object();
+    return {};
+  };
+  const json::object openai_info = provider_info(openai(R"({"default_model":"gpt-5-mini"})"));
+  CHECK(openai_info.at("id") == "provider-openai");
+  CHECK(field_named(openai_info, "api_key").at("env_var") == "OPENAI_API_KEY");
+  CHECK(field_named(openai_info, "base_url").at("env_var") == "OPENAI_BASE_URL");
+  CHECK(!field_named(openai_info, "reasoning_effort").empty());
+  CHECK(field_named(openai_info, "azure_endpoint").empty());
+
+  const json::object azure_info = provider_info(azure(R"({"azure_endpoint":"https://r.example"})"));
+  CHECK(azure_info.at("id") == "provider-azure-openai");
+  CHECK(field_named(azure_info, "azure_endpoint").at("env_var") == "AZURE_OPENAI_ENDPOINT");
+  CHECK(field_named(azure_info, "azure_ad_token").at("env_var") == "AZURE_OPENAI_AD_TOKEN");
+  CHECK(!field_named(azure_info, "deployment_mapping").empty());
 }

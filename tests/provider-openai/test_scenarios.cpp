@@ -97,8 +97,7 @@ TEST_CASE("an answer cut off by max_output_tokens is continued with the output s
   EventRecorder events(session->hooks());
   const auto result = session->execute("greet");
   CHECK(result.status == "success");
-  CHECK(result.response.find("Hello, wor") != std::string::npos);
-  CHECK(result.response.find("ld!") != std::string::npos);
+  CHECK(result.response == "Hello, world!");  // the rounds' text blocks, read as one answer
 
   REQUIRE(server.requests().size() == 2);
   const json::object second = request_body(server.requests()[1]);
