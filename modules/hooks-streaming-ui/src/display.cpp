@@ -1,5 +1,7 @@
 #include "display.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include "tool_preview.hpp"
 
 #include <boost/asio/post.hpp>
@@ -15,17 +17,15 @@ using std::chrono::milliseconds;
 
 namespace {
 
+using amplifier::module_support::string_at;
+using amplifier::module_support::object_at;
+
 constexpr milliseconds kSpinnerInterval{100};
 constexpr std::array<std::string_view, 10> kSpinnerFrames = {"⠋", "⠙", "⠹", "⠸", "⠼",
                                                              "⠴", "⠦", "⠧", "⠇", "⠏"};
 constexpr std::string_view kThinkingPrefix = "│ ";
 constexpr std::string_view kResultFirst = "  ⎿ ";
 constexpr std::string_view kResultMore = "    ";
-
-std::string_view string_at(const json::object &o, std::string_view key) {
-  const auto *v = o.if_contains(key);
-  return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
 
 long long int_at(const json::object &o, std::string_view key) {
   const auto *v = o.if_contains(key);
@@ -34,11 +34,6 @@ long long int_at(const json::object &o, std::string_view key) {
   if (v->is_uint64()) return static_cast<long long>(v->get_uint64());
   if (v->is_double()) return static_cast<long long>(v->get_double());
   return 0;
-}
-
-const json::object *object_at(const json::object &o, std::string_view key) {
-  const auto *v = o.if_contains(key);
-  return v ? v->if_object() : nullptr;
 }
 
 std::string index_key(const json::object &o) {

@@ -1,5 +1,7 @@
 #include "responses_request.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <map>
@@ -16,10 +18,7 @@ using amplifier::provider::DegradationLog;
 
 namespace {
 
-std::string_view string_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
-}
+using amplifier::module_support::string_at;
 
 json::object part(std::string_view type, std::string_view text) {
   return {{"type", type}, {"text", text}};

@@ -1,5 +1,7 @@
 #include "responses_stream.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -15,33 +17,15 @@ using amplifier::KernelException;
 
 namespace {
 
+using amplifier::module_support::string_at;
+using amplifier::module_support::object_at;
+using amplifier::module_support::array_at;
+using amplifier::module_support::count_at;
+
 constexpr std::int64_t kItemLevel = -1;  // the content index of reasoning and function calls
 
 [[noreturn]] void stream_fail(std::string message) {
   throw KernelException(KernelError::make(ErrorKind::stream, std::move(message)));
-}
-
-std::string_view string_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
-}
-
-const json::object *object_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_object() ? &value->get_object() : nullptr;
-}
-
-const json::array *array_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_array() ? &value->get_array() : nullptr;
-}
-
-std::optional<std::int64_t> count_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  if (!value) return std::nullopt;
-  if (value->is_int64()) return value->get_int64();
-  if (value->is_uint64()) return static_cast<std::int64_t>(value->get_uint64());
-  return std::nullopt;
 }
 
 std::int64_t index_at(const json::object &event, std::string_view key) {

@@ -1,5 +1,7 @@
 #include "amplifier/orchestrator/provider_call.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include "amplifier/orchestrator/call_errors.hpp"
 #include "amplifier/orchestrator/events.hpp"
 #include "amplifier/json_fields.hpp"
@@ -14,10 +16,7 @@ namespace amplifier::orchestrator {
 namespace json = boost::json;
 namespace {
 
-std::string_view string_at(const json::object &o, std::string_view key) {
-  auto *v = o.if_contains(key);
-  return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
+using amplifier::module_support::string_at;
 
 // The typed form of a JSON delta (from a provider built before ABI 1.2), so that hooks see
 // the same content_block:delta whichever way the provider reported it. Reasoning deltas,

@@ -1,5 +1,7 @@
 #include "request_mapping.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include "prompt_caching.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -12,6 +14,8 @@ namespace json = boost::json;
 using amplifier::ChatRequest;
 
 namespace {
+
+using amplifier::module_support::string_at;
 
 // With thinking on, the API accepts top_p only in this range (and temperature only at 1).
 constexpr double kMinTopPWithThinking = 0.95;
@@ -30,11 +34,6 @@ json::object tool_definition(const amplifier::ToolSpec &spec) {
                              ? *spec.parameters
                              : json::object{{"type", "object"}, {"properties", json::object{}}};
   return tool;
-}
-
-std::string_view string_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
 }
 
 // The name of the single tool a tool_choice object forces: {"type":"tool","name"},

@@ -1,5 +1,7 @@
 #include "stream_mapping.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -13,29 +15,15 @@ using amplifier::KernelException;
 
 namespace {
 
+using amplifier::module_support::string_at;
+using amplifier::module_support::object_at;
+using amplifier::module_support::count_at;
+
 [[noreturn]] void fail(ErrorKind kind, std::string message) {
   throw KernelException(KernelError::make(kind, std::move(message)));
 }
 
 [[noreturn]] void stream_fail(std::string message) { fail(ErrorKind::stream, std::move(message)); }
-
-std::string_view string_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
-}
-
-const json::object *object_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_object() ? &value->get_object() : nullptr;
-}
-
-std::optional<std::int64_t> count_at(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  if (!value) return std::nullopt;
-  if (value->is_int64()) return value->get_int64();
-  if (value->is_uint64()) return static_cast<std::int64_t>(value->get_uint64());
-  return std::nullopt;
-}
 
 std::int64_t index_of(const json::object &event) {
   const auto index = count_at(event, "index");

@@ -1,10 +1,13 @@
 // JSON helpers for module boundaries: payloads arrive as text and a module must answer a
 // malformed one with an error that says what was wrong and where, never with a crash.
 #pragma once
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,5 +40,33 @@ std::int64_t to_int64(const boost::json::value &value) noexcept;
 // The longest prefix of `text` of at most `max_bytes` bytes that does not split a UTF-8
 // sequence (so a cut string stays valid UTF-8).
 std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) noexcept;
+
+// Fields read leniently, for payloads whose optional parts may be missing or of another type:
+// the field when it holds the expected kind, else an empty view, nullptr or nullopt.
+inline std::string_view string_at(const boost::json::object &object,
+                                  std::string_view key) noexcept {
+  const boost::json::value *value = object.if_contains(key);
+  return value && value->is_string() ? std::string_view(value->get_string()) : std::string_view();
+}
+inline const boost::json::object *object_at(const boost::json::object &object,
+                                            std::string_view key) noexcept {
+  const boost::json::value *value = object.if_contains(key);
+  return value ? value->if_object() : nullptr;
+}
+inline const boost::json::array *array_at(const boost::json::object &object,
+                                          std::string_view key) noexcept {
+  const boost::json::value *value = object.if_contains(key);
+  return value ? value->if_array() : nullptr;
+}
+// An integer field (written as an integer, in the int64 range).
+inline std::optional<std::int64_t> count_at(const boost::json::object &object,
+                                            std::string_view key) noexcept {
+  const boost::json::value *value = object.if_contains(key);
+  if (!value) return std::nullopt;
+  if (value->is_int64()) return value->get_int64();
+  if (value->is_uint64() && value->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(value->get_uint64());
+  return std::nullopt;
+}
 
 }  // namespace amplifier::module_support
