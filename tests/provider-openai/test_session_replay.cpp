@@ -242,3 +242,28 @@ TEST_CASE("Azure content filter: the content_filter kind with the filter details
   CHECK(std::string(error.at("message").as_string()).find("Azure OpenAI") != std::string::npos);
   CHECK(server.requests().size() == 1);
 }
+
+TEST_CASE("raw: llm:request and llm:response carry the wire payloads, the key redacted") {
+  loopback::LoopbackServer server;
+  const std::string sse = fixture("openai_responses_stream_docs.sse");
+  server.enqueue(sse_body(sse));
+  json::object config = openai_config(server.base_url());
+  config["raw"] = true;
+  config["api_key"] = "sk-very-secret";
+  auto session = open_session(openai_plan(config));
+  EventRecorder events(session->hooks());
+  CHECK(session->execute("hi").status == "success");
+  CHECK(server.requests().at(0).header("authorization") == "Bearer sk-very-secret");
+
+  const auto requests = events.named("llm:request");
+  REQUIRE(requests.size() == 1);
+  const json::object &raw_request = requests[0].data.at("request").as_object();
+  CHECK(raw_request.at("url").as_string() == server.base_url() + "/v1/responses");
+  CHECK(raw_request.at("body").at("input").at(0).at("role") == "user");
+  CHECK(requests[0].data.at("message_count") == 1);
+  const auto responses = events.named("llm:response");
+  REQUIRE(responses.size() == 1);
+  CHECK(responses[0].data.at("response").at("body").as_array().size() == sse_payloads(sse).size());
+  for (const auto &event : {requests[0], responses[0]})
+    CHECK(json::serialize(event.data).find("sk-very-secret") == std::string::npos);
+}

@@ -4,7 +4,6 @@
 #include "responses_errors.hpp"
 
 #include "amplifier/provider/call_reports.hpp"
-#include "amplifier/provider/wire_log.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -20,16 +19,8 @@ using amplifier::KernelException;
 
 namespace {
 
-constexpr std::string_view kProviderRetry = "provider:retry";
-constexpr std::string_view kLlmRequest = "llm:request";
-constexpr std::string_view kLlmResponse = "llm:response";
 // Not a kernel event: this provider's own, one per automatic continuation.
 constexpr std::string_view kProviderContinuation = "provider:continuation";
-
-std::size_t array_size(const json::object &object, std::string_view key) {
-  const json::value *value = object.if_contains(key);
-  return value && value->is_array() ? value->get_array().size() : 0;
-}
 
 bool has_tool_calls(const std::vector<amplifier::ContentBlock> &blocks) {
   for (const auto &block : blocks)
@@ -54,90 +45,61 @@ std::string finish_reason(const RoundResult &last, bool tool_calls) {
 ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
                              std::shared_ptr<const ResponsesConfig> config,
                              amplifier::ChatRequest request)
-    : host_(host),
-      id_(id),
+    : ResponsesCall(host, id, config, std::move(request), map_request(request, *config)) {}
+
+ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
+                             std::shared_ptr<const ResponsesConfig> config,
+                             amplifier::ChatRequest &&request, MappedRequest mapped)
+    : HttpProviderCall(
+          provider::CallIdentity{host, id, config->module_id, mapped.model, config->raw,
+                                 std::string(config->secret())},
+          provider::WireRequest{responses_url(*config, mapped.api_model),
+                                request_headers(*config, mapped.stream), mapped.stream,
+                                mapped.reasoning}),
       config_(std::move(config)),
       request_(std::move(request)),
-      mapped_(map_request(request_, *config_)),
-      url_(responses_url(*config_, mapped_.api_model)),
-      request_headers_(request_headers(*config_, mapped_.stream)) {}
+      mapped_(std::move(mapped)) {}
 
 void ResponsesCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
-  on_done_ = std::move(on_done);
   client_ = &client;
-  provider::report_tool_repairs(host_, config_->module_id, mapped_.repaired_tool_calls,
+  provider::report_tool_repairs(identity().host, config_->module_id, mapped_.repaired_tool_calls,
                                 mapped_.dropped_tool_results);
-  report_request();
-  started_at_ = std::chrono::steady_clock::now();
-  start_exchange();
-}
-
-void ResponsesCall::start_exchange() {
-  transport::CallHandlers handlers;
-  auto self = shared_from_this();
-  // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
-  handlers.on_head = [self](const transport::ResponseHead &, transport::CallControl &) {
-    self->new_translator();
-  };
-  handlers.on_event = [self](const transport::SseEvent &event, transport::CallControl &control) {
-    self->on_event(event, control);
-  };
-  handlers.on_retry = [self](const transport::RetryNotice &notice) { self->on_retry(notice); };
-  handlers.on_complete = [self](transport::CallResult result) {
-    self->on_complete(std::move(result));
-  };
-  transport::CancelHandle handle = transport::start_call(*client_, spec(), std::move(handlers));
-  bool cancel_at_once = false;
-  {
-    std::lock_guard lock(cancel_mutex_);
-    handle_ = handle;
-    cancel_at_once = cancel_requested_;
-  }
-  if (cancel_at_once) handle.cancel();
-}
-
-void ResponsesCall::cancel() {
-  transport::CancelHandle handle;
-  {
-    std::lock_guard lock(cancel_mutex_);
-    cancel_requested_ = true;
-    handle = handle_;
-  }
-  handle.cancel();  // an empty handle (not started yet) does nothing; start cancels then
+  announce(mapped_.body, "input", std::move(on_done));
+  start_exchange(client, spec());
 }
 
 transport::CallSpec ResponsesCall::spec() const {
-  transport::CallSpec spec;
-  spec.request.method = "POST";
-  spec.request.url = url_;
-  spec.request.headers = request_headers_;
-  spec.request.body = json::serialize(mapped_.body);
+  transport::CallSpec spec = post(json::serialize(mapped_.body));
   spec.request.timeouts = provider::timeouts_for(*config_, request_.timeout, mapped_.stream);
-  spec.format = mapped_.stream ? transport::BodyFormat::sse : transport::BodyFormat::whole;
   spec.retry = provider::retry_options(*config_);
   spec.errors = error_options(*config_, mapped_.model);
   return spec;
 }
 
 ResponsesTranslator &ResponsesCall::new_translator() {
-  auto sink = [this](const json::object &event) { host_.call_event(id_, json::serialize(event)); };
+  const amp::sdk::Host host = identity().host;
+  const amp_call_id id = identity().id;
+  auto sink = [host, id](const json::object &event) {
+    host.call_event(id, json::serialize(event));
+  };
   auto map_error = [this](std::string_view payload) {
     return map_stream_failure(*config_, mapped_.model, payload);
   };
   // Text and tool-input deltas cross typed (ABI 1.2; the SDK falls back to JSON events).
-  auto deltas = [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host_.emit_delta(id_, index, kind, text);
+  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host.emit_delta(id, index, kind, text);
   };
   return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas),
                              first_index_);
 }
 
+void ResponsesCall::on_head() {
+  // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
+  new_translator();
+}
+
 void ResponsesCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
-  if (config_->raw) {
-    json::error_code ec;
-    json::value data = json::parse(event.data, ec);
-    raw_events_.push_back(ec ? json::value(json::string(event.data)) : std::move(data));
-  }
+  capture_raw_event(event.data);
   if (event.data == "[DONE]") return;  // some proxies end Responses streams the Chat way
   if (!translator_) new_translator();
   std::optional<KernelError> failure;
@@ -156,20 +118,13 @@ void ResponsesCall::on_event(const transport::SseEvent &event, transport::CallCo
   }
 }
 
-void ResponsesCall::on_retry(const transport::RetryNotice &notice) {
-  json::object payload = transport::to_json(notice);
-  payload["provider"] = config_->module_id;
-  payload["model"] = mapped_.model;
-  provider::notify_or_warn(host_, kProviderRetry, payload);
-}
-
 RoundResult ResponsesCall::whole_response(const std::string &body) {
   json::error_code ec;
   json::value response = json::parse(body, ec);
   if (ec || !response.is_object())
     throw KernelException(
         KernelError::make(ErrorKind::stream, "the response body is not a JSON object"));
-  if (config_->raw) raw_events_.push_back(response);
+  capture_raw_body(response);
   ResponsesTranslator &translator = translator_ ? *translator_ : new_translator();
   translator.on_response(response.get_object());
   return translator.take_result();
@@ -177,7 +132,7 @@ RoundResult ResponsesCall::whole_response(const std::string &body) {
 
 void ResponsesCall::on_complete(transport::CallResult result) {
   const int status = result.head.status;
-  response_headers_ = result.head.headers;  // the last response's, an error's included
+  keep_response_headers(result.head.headers);  // the last response's, an error's included
   if (result.error) {
     KernelError error = std::move(*result.error);
     refine_error(*config_, error);
@@ -209,7 +164,7 @@ void ResponsesCall::round_finished(RoundResult round, int status) {
     if (!usage_) usage_ = amplifier::Usage{};
     add_usage(*usage_, *round.usage);
   }
-  if (!continues(round)) return finish_ok(std::move(round), status);
+  if (!continues(round)) return finish_with(std::move(round), status);
   // The answer was cut off by max_output_tokens: ask again so the model carries on where it
   // stopped.
   ++continuations_;
@@ -217,7 +172,7 @@ void ResponsesCall::round_finished(RoundResult round, int status) {
   translator_.reset();
   const std::string response_id = round.response_id;
   for (auto &block : round.content) content_.push_back(std::move(block));
-  provider::notify_or_warn(host_, kProviderContinuation,
+  provider::notify_or_warn(identity().host, kProviderContinuation,
                            json::object{{"provider", config_->module_id},
                                         {"model", mapped_.model},
                                         {"continuation", continuations_},
@@ -228,7 +183,7 @@ void ResponsesCall::round_finished(RoundResult round, int status) {
     continue_from_stored(response_id);
   else
     continue_with_output_so_far();
-  start_exchange();
+  start_exchange(*client_, spec());
 }
 
 void ResponsesCall::continue_from_stored(const std::string &response_id) {
@@ -249,7 +204,7 @@ void ResponsesCall::continue_with_output_so_far() {
   mapped_.body = map_request(continuation, *config_).body;
 }
 
-void ResponsesCall::finish_ok(RoundResult last, int status) {
+void ResponsesCall::finish_with(RoundResult last, int status) {
   amplifier::ChatResponse response;
   response.content = std::move(content_);
   for (auto &block : last.content) response.content.push_back(std::move(block));
@@ -265,53 +220,7 @@ void ResponsesCall::finish_ok(RoundResult last, int status) {
   if (continuations_ > 0) metadata["continuations"] = continuations_;
   if (!last.content_filters.is_null()) metadata["content_filters"] = last.content_filters;
   response.metadata = std::move(metadata);
-  report_response(status, &response, nullptr);
-  // Each form of a long answer is let go as soon as the next exists: at most two are alive.
-  json::value payload = amplifier::to_json(response);
-  response = {};
-  std::string text = json::serialize(payload);
-  payload = nullptr;
-  host_.call_finish(id_, AMP_OK, text);
-  if (on_done_) on_done_(id_);
-}
-
-void ResponsesCall::finish_error(KernelError error, int status) {
-  if (!error.provider) error.provider = config_->module_id;
-  if (!error.model) error.model = mapped_.model;
-  report_response(status, nullptr, &error);
-  const amp_status code = error.kind == ErrorKind::cancelled ? AMP_CANCELLED : AMP_ERROR;
-  host_.call_finish(id_, code, json::serialize(amplifier::to_json(error)));
-  if (on_done_) on_done_(id_);
-}
-
-void ResponsesCall::report_request() const {
-  if (!host_.has_hook_handlers(kLlmRequest)) return;  // nobody to build the payload for
-  const provider::RequestSummary summary{config_->module_id,
-                                         mapped_.model,
-                                         mapped_.stream,
-                                         array_size(mapped_.body, "input"),
-                                         array_size(mapped_.body, "tools"),
-                                         mapped_.reasoning};
-  provider::notify_or_warn(
-      host_, kLlmRequest,
-      provider::llm_request_payload(summary, config_->raw, url_, request_headers_, mapped_.body,
-                                    config_->secret()));
-}
-
-void ResponsesCall::report_response(int status, const amplifier::ChatResponse *response,
-                                    const KernelError *error) const {
-  if (!host_.has_hook_handlers(kLlmResponse)) return;
-  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started_at_);
-  const provider::ResponseSummary summary{config_->module_id, mapped_.model, status, elapsed,
-                                          response,           error};
-  json::value raw_body;
-  if (config_->raw)
-    raw_body =
-        mapped_.stream || raw_events_.size() != 1 ? json::value(raw_events_) : raw_events_.front();
-  provider::notify_or_warn(host_, kLlmResponse,
-                           provider::llm_response_payload(summary, config_->raw, response_headers_,
-                                                          std::move(raw_body), config_->secret()));
+  finish_ok(std::move(response), status);
 }
 
 }  // namespace openai_responses

@@ -1,0 +1,103 @@
+// What every HTTP provider call does the same way around its vendor's mapping: the exchange
+// in flight and its cancellation (from any thread, even before it started), the reports
+// (provider:retry, llm:request, llm:response), the raw wire capture, and exactly one terminal
+// event. A provider derives its call from this and supplies the request and the translation
+// of what comes back (on_head / on_event / on_complete).
+//
+// THREADS: constructed and started on a host thread; every transport callback runs on the
+// client's io thread, one at a time; cancel() may come from any thread.
+#pragma once
+#include "amplifier/model.hpp"
+#include "amplifier/provider/call_table.hpp"
+#include "amplifier/transport/call.hpp"
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace amplifier::provider {
+
+// Who the call is, as its reports and errors name it.
+struct CallIdentity {
+  amp::sdk::Host host;
+  amp_call_id id = 0;
+  std::string provider;  // the module id
+  std::string model;     // as the conversation names it
+  bool raw = false;      // llm:* events carry the (redacted) wire payloads
+  std::string secret;    // scrubbed from those payloads
+};
+
+// What llm:request reports of the request.
+struct WireRequest {
+  std::string url;
+  transport::Headers headers;
+  bool stream = true;
+  bool reasoning = false;  // thinking / a reasoning effort was asked for
+};
+
+class HttpProviderCall : public ProviderCall,
+                         public std::enable_shared_from_this<HttpProviderCall> {
+ public:
+  void cancel() override;
+
+ protected:
+  HttpProviderCall(CallIdentity identity, WireRequest wire);
+  ~HttpProviderCall() override = default;
+
+  // Reports the request (llm:request; `body` and the counts of its `items_key` and tools
+  // arrays), remembers `on_done` (run on the io thread right after the terminal event) and
+  // starts the clock of llm:response.
+  void announce(const boost::json::object &body, std::string_view items_key,
+                CallTable::DoneFn on_done);
+  // A POST of `body` to the wire request's URL with its headers, framed as it streams (SSE) or
+  // not; the caller adds timeouts, retries and error mapping.
+  transport::CallSpec post(std::string body) const;
+  // Starts one exchange of `spec` on `client`; its callbacks come to the hooks below and
+  // provider:retry is reported here. A call cancelled before this cancels it at once.
+  void start_exchange(transport::HttpClient &client, transport::CallSpec spec);
+
+  // A 2xx response head arrived: a new attempt, to be translated from scratch.
+  virtual void on_head() = 0;
+  virtual void on_event(const transport::SseEvent &event, transport::CallControl &control) = 0;
+  // The exchange ended; the implementation ends the call with finish_ok or finish_error.
+  virtual void on_complete(transport::CallResult result) = 0;
+
+  // With raw on, keeps a stream event's data (JSON, or the text when it is not JSON) or a
+  // whole response body, for llm:response: a non-streamed call's one body, else the array.
+  void capture_raw_event(std::string_view data);
+  void capture_raw_body(const boost::json::value &body);
+  void forget_raw() { raw_events_.clear(); }
+  // The headers of the exchange's last response, for llm:response.
+  void keep_response_headers(const transport::Headers &headers) { response_headers_ = headers; }
+
+  void finish_ok(amplifier::ChatResponse response, int status);
+  void finish_error(amplifier::KernelError error, int status);
+
+  const CallIdentity &identity() const noexcept { return identity_; }
+  const WireRequest &wire() const noexcept { return wire_; }
+
+ private:
+  void report_retry(const transport::RetryNotice &notice) const;
+  void report_response(int status, const amplifier::ChatResponse *response,
+                       const amplifier::KernelError *error);
+
+  const CallIdentity identity_;
+  const WireRequest wire_;
+  CallTable::DoneFn on_done_;
+  std::chrono::steady_clock::time_point started_at_;
+
+  // io thread only:
+  transport::Headers response_headers_;
+  boost::json::array raw_events_;
+
+  std::mutex cancel_mutex_;  // guards the two fields below
+  transport::CancelHandle handle_;
+  bool cancel_requested_ = false;
+};
+
+}  // namespace amplifier::provider

@@ -1,0 +1,146 @@
+#include "amplifier/provider/http_call.hpp"
+
+#include "amplifier/provider/call_reports.hpp"
+#include "amplifier/provider/wire_log.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace amplifier::provider {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kProviderRetry = "provider:retry";
+constexpr std::string_view kLlmRequest = "llm:request";
+constexpr std::string_view kLlmResponse = "llm:response";
+
+std::size_t array_size(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_array() ? value->get_array().size() : 0;
+}
+
+}  // namespace
+
+HttpProviderCall::HttpProviderCall(CallIdentity identity, WireRequest wire)
+    : identity_(std::move(identity)), wire_(std::move(wire)) {}
+
+void HttpProviderCall::announce(const json::object &body, std::string_view items_key,
+                                CallTable::DoneFn on_done) {
+  on_done_ = std::move(on_done);
+  if (identity_.host.has_hook_handlers(kLlmRequest)) {  // else nobody to build the payload for
+    const RequestSummary summary{identity_.provider,          identity_.model,
+                                 wire_.stream,                array_size(body, items_key),
+                                 array_size(body, "tools"),   wire_.reasoning};
+    notify_or_warn(identity_.host, kLlmRequest,
+                   llm_request_payload(summary, identity_.raw, wire_.url, wire_.headers, body,
+                                       identity_.secret));
+  }
+  started_at_ = std::chrono::steady_clock::now();
+}
+
+transport::CallSpec HttpProviderCall::post(std::string body) const {
+  transport::CallSpec spec;
+  spec.request.method = "POST";
+  spec.request.url = wire_.url;
+  spec.request.headers = wire_.headers;
+  spec.request.body = std::move(body);
+  spec.format = wire_.stream ? transport::BodyFormat::sse : transport::BodyFormat::whole;
+  return spec;
+}
+
+void HttpProviderCall::start_exchange(transport::HttpClient &client, transport::CallSpec spec) {
+  transport::CallHandlers handlers;
+  // Each handler keeps the call alive until the exchange has ended.
+  auto self = shared_from_this();
+  handlers.on_head = [self](const transport::ResponseHead &, transport::CallControl &) {
+    self->on_head();
+  };
+  handlers.on_event = [self](const transport::SseEvent &event, transport::CallControl &control) {
+    self->on_event(event, control);
+  };
+  handlers.on_retry = [self](const transport::RetryNotice &notice) { self->report_retry(notice); };
+  handlers.on_complete = [self](transport::CallResult result) {
+    self->on_complete(std::move(result));
+  };
+  transport::CancelHandle handle = transport::start_call(client, std::move(spec),
+                                                         std::move(handlers));
+  bool cancel_at_once = false;
+  {
+    std::lock_guard lock(cancel_mutex_);
+    handle_ = handle;
+    cancel_at_once = cancel_requested_;
+  }
+  if (cancel_at_once) handle.cancel();
+}
+
+void HttpProviderCall::cancel() {
+  transport::CancelHandle handle;
+  {
+    std::lock_guard lock(cancel_mutex_);
+    cancel_requested_ = true;
+    handle = handle_;
+  }
+  handle.cancel();  // an empty handle (not started yet) does nothing; start_exchange cancels
+}
+
+void HttpProviderCall::capture_raw_event(std::string_view data) {
+  if (!identity_.raw) return;
+  json::error_code ec;
+  json::value parsed = json::parse(data, ec);
+  raw_events_.push_back(ec ? json::value(json::string(data)) : std::move(parsed));
+}
+
+void HttpProviderCall::capture_raw_body(const json::value &body) {
+  if (identity_.raw) raw_events_.push_back(body);
+}
+
+void HttpProviderCall::report_retry(const transport::RetryNotice &notice) const {
+  json::object payload = transport::to_json(notice);
+  payload["provider"] = identity_.provider;
+  payload["model"] = identity_.model;
+  notify_or_warn(identity_.host, kProviderRetry, payload);
+}
+
+void HttpProviderCall::finish_ok(amplifier::ChatResponse response, int status) {
+  report_response(status, &response, nullptr);
+  // Each form of a long answer is let go as soon as the next exists: at most two are alive.
+  json::value payload = amplifier::to_json(response);
+  response = {};
+  std::string text = json::serialize(payload);
+  payload = nullptr;
+  identity_.host.call_finish(identity_.id, AMP_OK, text);
+  if (on_done_) on_done_(identity_.id);
+}
+
+void HttpProviderCall::finish_error(amplifier::KernelError error, int status) {
+  if (!error.provider) error.provider = identity_.provider;
+  if (!error.model) error.model = identity_.model;
+  report_response(status, nullptr, &error);
+  const amp_status code =
+      error.kind == amplifier::ErrorKind::cancelled ? AMP_CANCELLED : AMP_ERROR;
+  identity_.host.call_finish(identity_.id, code, json::serialize(amplifier::to_json(error)));
+  if (on_done_) on_done_(identity_.id);
+}
+
+void HttpProviderCall::report_response(int status, const amplifier::ChatResponse *response,
+                                       const amplifier::KernelError *error) {
+  if (!identity_.host.has_hook_handlers(kLlmResponse)) return;
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started_at_);
+  const ResponseSummary summary{identity_.provider, identity_.model, status,
+                                elapsed,            response,        error};
+  json::value raw_body;
+  if (identity_.raw) {
+    if (wire_.stream || raw_events_.size() > 1)
+      raw_body = raw_events_;
+    else if (!raw_events_.empty())
+      raw_body = raw_events_.front();
+  }
+  notify_or_warn(identity_.host, kLlmResponse,
+                 llm_response_payload(summary, identity_.raw, response_headers_,
+                                      std::move(raw_body), identity_.secret));
+}
+
+}  // namespace amplifier::provider
