@@ -111,14 +111,12 @@ class ParseOnlySink final : public EventSink {
   std::uint64_t checksum_ = 0;
 };
 
-// provider-anthropic's live mapping: each SSE event becomes what the provider reports to the
-// host, as it reports it: block starts, ends and usage as serialised JSON events (call_event),
-// deltas typed (call_delta, no JSON); the response is built at the end.
-class AnthropicKernelEventSink final : public EventSink {
+// A provider's live mapping: each SSE event becomes what the provider reports to the host, as
+// it reports it: block starts, ends and usage as serialised JSON events (call_event), deltas
+// typed (call_delta, no JSON); the response is built at the end of each stream.
+template <class Translator>
+class TranslatorSink : public EventSink {
  public:
-  std::string_view name() const override { return "anthropic->kernel"; }
-  std::vector<Stream> corpus() const override { return load_sse_corpus("anthropic_stream_"); }
-  std::optional<Stream> steady_state() const override { return anthropic_steady_state(10'000); }
   void begin_stream() override {
     translator_.emplace(
         [this](const boost::json::object &event) {
@@ -135,23 +133,30 @@ class AnthropicKernelEventSink final : public EventSink {
     try {
       translator_->on_sse_event(event.type, event.data);
     } catch (const amplifier::KernelException &) {
-      ++checksum_;  // the recorded error stream ends in a typed error: part of the work
+      ++checksum_;  // the recorded error streams end in a typed error: part of the work
     }
-  }
-  void end_stream(const transport::SseStreamEnd &) override {
-    if (translator_->complete()) checksum_ += translator_->take_response("bench").content.size();
   }
   std::uint64_t checksum() const override { return checksum_; }
 
- private:
-  std::optional<provider_anthropic::StreamTranslator> translator_;
+ protected:
+  std::optional<Translator> translator_;
   std::uint64_t checksum_ = 0;
 };
 
-// provider-openai's live mapping (Azure's is the same code): Responses events become what the
-// provider reports to the host, block starts and ends as JSON events, text and argument deltas
-// typed; the round's result is taken at the end.
-class ResponsesKernelEventSink final : public EventSink {
+// provider-anthropic.
+class AnthropicKernelEventSink final : public TranslatorSink<provider_anthropic::StreamTranslator> {
+ public:
+  std::string_view name() const override { return "anthropic->kernel"; }
+  std::vector<Stream> corpus() const override { return load_sse_corpus("anthropic_stream_"); }
+  std::optional<Stream> steady_state() const override { return anthropic_steady_state(10'000); }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->complete()) checksum_ += translator_->take_response("bench").content.size();
+  }
+};
+
+// provider-openai (Azure's is the same code): the Responses API.
+class ResponsesKernelEventSink final
+    : public TranslatorSink<openai_responses::ResponsesTranslator> {
  public:
   std::string_view name() const override { return "responses->kernel"; }
   std::vector<Stream> corpus() const override {
@@ -164,33 +169,9 @@ class ResponsesKernelEventSink final : public EventSink {
     return streams;
   }
   std::optional<Stream> steady_state() const override { return responses_steady_state(10'000); }
-  void begin_stream() override {
-    translator_.emplace(
-        [this](const boost::json::object &event) {
-          checksum_ += boost::json::serialize(event).size();
-        },
-        [](std::string_view payload) {
-          return amplifier::KernelError::make(amplifier::ErrorKind::stream, std::string(payload));
-        },
-        [this](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-          checksum_ += index + static_cast<std::uint64_t>(kind) + text.size();
-        });
-  }
-  void on_event(const transport::SseEvent &event) override {
-    try {
-      translator_->on_sse_event(event.type, event.data);
-    } catch (const amplifier::KernelException &) {
-      ++checksum_;  // the recorded error stream ends in a typed error: part of the work
-    }
-  }
   void end_stream(const transport::SseStreamEnd &) override {
     if (translator_->finished()) checksum_ += translator_->take_result().content.size();
   }
-  std::uint64_t checksum() const override { return checksum_; }
-
- private:
-  std::optional<openai_responses::ResponsesTranslator> translator_;
-  std::uint64_t checksum_ = 0;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "amplifier/session.hpp"
 #include "amplifier_sdk.hpp"
 #include "kernel_calls.hpp"
+#include "log_capture.hpp"
 #include "temp_files.hpp"
 
 #include <boost/json.hpp>
@@ -51,40 +52,7 @@ inline std::vector<std::string> read_lines(const fs::path &path) {
   return lines;
 }
 
-// Captures every kernel log line (module warnings arrive with the module id as component)
-// while it lives; the default sink comes back afterwards.
-class LogCapture {
- public:
-  LogCapture() {
-    amplifier::set_log_sink([this](amplifier::LogLevel level, std::string_view component,
-                                   std::string_view message) {
-      std::lock_guard lock(mutex_);
-      lines_.push_back(std::string(amplifier::to_string(level)) + " [" + std::string(component) +
-                       "] " + std::string(message));
-    });
-  }
-  ~LogCapture() { amplifier::set_log_sink({}); }
-  LogCapture(const LogCapture &) = delete;
-  LogCapture &operator=(const LogCapture &) = delete;
-
-  std::vector<std::string> containing(std::string_view needle) const {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> found;
-    for (const auto &line : lines_)
-      if (line.find(needle) != std::string::npos) found.push_back(line);
-    return found;
-  }
-  std::string all() const {
-    std::lock_guard lock(mutex_);
-    std::string text;
-    for (const auto &line : lines_) text += line + "\n";
-    return text;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
+using amp_test::LogCapture;
 
 // A session over the real modules (loaded from the build's module folder), initialised.
 inline std::unique_ptr<amplifier::Session> open_session(const std::string &yaml) {

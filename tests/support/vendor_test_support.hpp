@@ -3,11 +3,11 @@
 // kernel log lines and events.
 #pragma once
 #include "amplifier/coordinator.hpp"
-#include "amplifier/log.hpp"
 #include "amplifier/loopback/loopback_server.hpp"
 #include "amplifier/model.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
+#include "log_capture.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -88,40 +88,6 @@ inline std::vector<json::object> sse_payloads(const std::string &sse) {
 inline amplifier::ChatRequest chat_request(std::string_view json_text) {
   return amplifier::from_json<amplifier::ChatRequest>(json::parse(json_text));
 }
-
-// Captures every kernel log line while it lives.
-class LogCapture {
- public:
-  LogCapture() {
-    amplifier::set_log_sink(
-        [this](amplifier::LogLevel level, std::string_view component, std::string_view message) {
-          std::lock_guard lock(mutex_);
-          lines_.push_back(std::string(amplifier::to_string(level)) + " [" +
-                           std::string(component) + "] " + std::string(message));
-        });
-  }
-  ~LogCapture() { amplifier::set_log_sink({}); }
-  LogCapture(const LogCapture &) = delete;
-  LogCapture &operator=(const LogCapture &) = delete;
-
-  std::vector<std::string> containing(std::string_view needle) const {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> found;
-    for (const auto &line : lines_)
-      if (line.find(needle) != std::string::npos) found.push_back(line);
-    return found;
-  }
-  std::string all() const {
-    std::lock_guard lock(mutex_);
-    std::string text;
-    for (const auto &line : lines_) text += line + "\n";
-    return text;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 // Every kernel event emitted in a session, in order, with its payload.
 class EventRecorder {
