@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the comparison benchmark (bench/peers) runs against amplifier: GNU time, and the
-# official Anthropic SDK and eventsource-parser from npm, pinned by bench/peers/package-lock.json.
+# official Anthropic and OpenAI SDKs and eventsource-parser from npm, pinned by
+# bench/peers/package-lock.json.
 # Benchmarks only: amplifier itself never needs Node or npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,6 @@
-// A loopback mock of the Anthropic Messages API for the comparison benchmark (not the product).
-// POST /v1/messages answers by the request's `model`:
+// A loopback mock of the Anthropic Messages API (POST /v1/messages) and the OpenAI Responses
+// API (POST /v1/responses) for the comparison benchmark (not the product). Both answer by the
+// request's `model`:
 //   stream-<N>  one streamed answer of N text deltas of 40 bytes each (N = 50,000: 2 MB of text)
 //   tiny-<N>    the same with deltas of 1 byte: what a delta costs, apart from its bytes
 //   tools-<K>   a tool loop: read_file of data.txt until the request holds K tool results,
@@ -80,13 +81,91 @@ function bodyFor(request) {
   return textAnswer('msg_short', 3, 'Hi!');
 }
 
+// ---- the Responses API, as the live API frames its events ---------------------------------
+
+let sequence = 0;
+function responsesEvent(data) {
+  return `event: ${data.type}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`;
+}
+
+function response(id, status, output, outputTokens) {
+  return { id, object: 'response', model: 'gpt-bench', status, output,
+           usage: { input_tokens: 12, output_tokens: outputTokens,
+                    total_tokens: 12 + outputTokens } };
+}
+
+function responsesText(id, deltas, text = DELTA_TEXT) {
+  sequence = 0;
+  const item = { id: `msg_${id}`, type: 'message', status: 'in_progress', role: 'assistant',
+                 content: [] };
+  const parts = [responsesEvent({ type: 'response.created', response: response(id, 'in_progress', [], 0) }),
+                 responsesEvent({ type: 'response.output_item.added', output_index: 0, item }),
+                 responsesEvent({ type: 'response.content_part.added', item_id: item.id,
+                                  output_index: 0, content_index: 0,
+                                  part: { type: 'output_text', annotations: [], text: '' } })];
+  for (let i = 0; i < deltas; ++i)
+    parts.push(responsesEvent({ type: 'response.output_text.delta', item_id: item.id,
+                                output_index: 0, content_index: 0, delta: text, logprobs: [],
+                                obfuscation: 'k2pXq' }));
+  const full = text.repeat(deltas);
+  const done = { ...item, status: 'completed',
+                 content: [{ type: 'output_text', annotations: [], text: full }] };
+  parts.push(responsesEvent({ type: 'response.output_text.done', item_id: item.id,
+                              output_index: 0, content_index: 0, text: full }),
+             responsesEvent({ type: 'response.content_part.done', item_id: item.id,
+                              output_index: 0, content_index: 0, part: done.content[0] }),
+             responsesEvent({ type: 'response.output_item.done', output_index: 0, item: done }),
+             responsesEvent({ type: 'response.completed',
+                              response: response(id, 'completed', [done], deltas) }));
+  return parts.join('');
+}
+
+function responsesToolCall(id) {
+  sequence = 0;
+  const item = { id: `fc_${id}`, type: 'function_call', status: 'in_progress',
+                 call_id: `call_${id}`, name: 'read_file', arguments: '' };
+  const args = '{"path": "data.txt"}';
+  const done = { ...item, status: 'completed', arguments: args };
+  return [responsesEvent({ type: 'response.created', response: response(id, 'in_progress', [], 0) }),
+          responsesEvent({ type: 'response.output_item.added', output_index: 0, item }),
+          responsesEvent({ type: 'response.function_call_arguments.delta', item_id: item.id,
+                           output_index: 0, delta: args }),
+          responsesEvent({ type: 'response.function_call_arguments.done', item_id: item.id,
+                           output_index: 0, arguments: args }),
+          responsesEvent({ type: 'response.output_item.done', output_index: 0, item: done }),
+          responsesEvent({ type: 'response.completed',
+                           response: response(id, 'completed', [done], 9) })].join('');
+}
+
+function functionOutputs(request) {
+  return (request.input ?? []).filter((item) => item.type === 'function_call_output').length;
+}
+
+function responsesBodyFor(request) {
+  const model = String(request.model ?? '');
+  const cached = (key, render) => {
+    if (!rendered.has(key)) rendered.set(key, render());
+    return rendered.get(key);
+  };
+  if (model.startsWith('stream-'))
+    return cached(`r-${model}`, () => responsesText('stream', Number(model.slice(7))));
+  if (model.startsWith('tiny-'))
+    return cached(`r-${model}`, () => responsesText('tiny', Number(model.slice(5)), '.'));
+  if (model.startsWith('tools-')) {
+    const done = functionOutputs(request);
+    return done < Number(model.slice(6)) ? responsesToolCall(`t${done}`)
+                                         : responsesText('done', 1, 'Done.');
+  }
+  return responsesText('short', 3, 'Hi!');
+}
+
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     let request = {};
     try { request = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { /* answer anyway */ }
-    const body = bodyFor(request);
+    const body = req.url.endsWith('/responses') ? responsesBodyFor(request) : bodyFor(request);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_bench' });
     res.end(body);
   });

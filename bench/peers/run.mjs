@@ -1,8 +1,10 @@
 // The comparison benchmark, all contenders in one run against the same loopback mock:
-// amplifier (jsonl and text output), the official @anthropic-ai/sdk, eventsource-parser and
-// raw node:http. Whole-process wall time (median of the repetitions, run round-robin so a
+// amplifier (jsonl and text output), the vendor's official SDK (@anthropic-ai/sdk, or openai
+// with --vendor openai: the Responses API), eventsource-parser and raw node:http.
+// Whole-process wall time (median of the repetitions, run round-robin so a
 // noisy neighbour hits everyone alike) and peak RSS (GNU time).
-// Usage: node run.mjs [--reps 9] [--big 50000] [--small 1000] [--tools 30] [--amplifier PATH]
+// Usage: node run.mjs [--vendor anthropic|openai] [--reps 9] [--big 50000] [--small 1000]
+//                    [--tools 30] [--amplifier PATH]
 //                    [--baseline PATH]   (another amplifier binary, e.g. an older build, as two
 //                                         more contenders in the same run)
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +16,15 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) =>
   (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
+const vendor = args.vendor ?? 'anthropic';
+if (!['anthropic', 'openai'].includes(vendor)) throw new Error(`--vendor anthropic|openai, not ${vendor}`);
+// What differs by vendor: amplifier's plan and the environment it reads, the official SDK.
+const vendorSetup = {
+  anthropic: { plan: 'plan.yaml', sdk: '@anthropic-ai/sdk', sdkScript: 'sdk_client.mjs',
+               env: (baseUrl) => ({ ANTHROPIC_BASE_URL: baseUrl }) },
+  openai: { plan: 'plan-openai.yaml', sdk: 'openai (official SDK)', sdkScript: 'openai_client.mjs',
+            env: (baseUrl) => ({ OPENAI_BASE_URL: `${baseUrl}/v1` }) },
+}[vendor];
 const reps = Number(args.reps ?? 9);
 const big = Number(args.big ?? 50000);
 const small = Number(args.small ?? 1000);
@@ -51,11 +62,11 @@ function measure(argv, env) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function contenders(baseUrl) {
-  const node = (script) => (model) => ({ argv: [process.execPath, path.join(here, script), baseUrl, model], env: {} });
+  const node = (script) => (model) => ({ argv: [process.execPath, path.join(here, script), baseUrl, model, vendor], env: {} });
   const amp = (format, binary = amplifier) => (model) => ({
-    argv: [binary, 'run', '--plan', path.join(here, 'plan.yaml'), ...(format ? ['--format', format] : []), 'go'],
-    env: { ANTHROPIC_BASE_URL: baseUrl, BENCH_MODEL: model, HOME: work, AMPLIFIER_HOME: work,
-           ANTHROPIC_API_KEY: '', NO_COLOR: '1' } });
+    argv: [binary, 'run', '--plan', path.join(here, vendorSetup.plan), ...(format ? ['--format', format] : []), 'go'],
+    env: { ...vendorSetup.env(baseUrl), BENCH_MODEL: model, HOME: work, AMPLIFIER_HOME: work,
+           ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NO_COLOR: '1' } });
   const before = baseline ? {
     'baseline --format jsonl': amp('jsonl', baseline),
     'baseline (text)': amp('', baseline),
@@ -64,7 +75,7 @@ function contenders(baseUrl) {
     'amplifier --format jsonl': amp('jsonl'),
     'amplifier (text)': amp(''),
     ...before,
-    '@anthropic-ai/sdk': node('sdk_client.mjs'),
+    [vendorSetup.sdk]: node(vendorSetup.sdkScript),
     'eventsource-parser': node('esp_client.mjs'),
     'raw node:http': node('raw_client.mjs'),
   };
@@ -94,7 +105,8 @@ try {
   const toolPairs = toolNames.flatMap((name) => [0, toolTurns].map((k) => ({ name, k, run: all[name](`tools-${k}`) })));
   const coldPairs = names.map((name) => ({ name, run: all[name]('short') }));
   coldPairs.push({ name: 'amplifier, built-in offline plan', run: {
-    argv: [amplifier, 'run', 'hello'], env: { HOME: work, AMPLIFIER_HOME: work, ANTHROPIC_API_KEY: '' } } });
+    argv: [amplifier, 'run', 'hello'], env: { HOME: work, AMPLIFIER_HOME: work, ANTHROPIC_API_KEY: '',
+                                              OPENAI_API_KEY: '' } } });
 
   const stream = runAll(streamPairs);
   const tools = runAll(toolPairs);
@@ -117,14 +129,14 @@ try {
   });
 
   const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
-  console.log(`\n${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
+  console.log(`\n${vendor}: ${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
   console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, row] of rows) {
     const toolLoop = row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined;
     console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(row.tinyMarginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
   }
-  const sdk = rows.get('@anthropic-ai/sdk');
+  const sdk = rows.get(vendorSetup.sdk);
   for (const name of ['amplifier --format jsonl', 'amplifier (text)']) {
     const row = rows.get(name);
     console.log(`\n${name} vs the official SDK: stream ${fmt(sdk.marginal / row.marginal, 1)}x faster ` +
