@@ -233,6 +233,12 @@ TEST_CASE("request mapping: reasoning re-sent before its function_call; results 
       input[4] ==
       json::parse(R"({"type":"function_call_output","call_id":"call_a","output":"{\"sum\":1}"})"));
   CHECK(input[5].at("call_id") == "call_b");
+  // The shape the spec gives for a tool result: exactly these fields, output a string.
+  const json::object spec_item =
+      fixture_json("openai_responses_function_call_output_item_spec.json");
+  json::object ours = input[4].as_object();
+  for (const auto &field : spec_item) CHECK(ours.contains(field.key()));
+  CHECK(ours.size() == spec_item.size());
   CHECK(input[5].at("output") == "2");
   CHECK(mapped.repaired_tool_calls.empty());
 }
