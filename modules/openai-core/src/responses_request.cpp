@@ -15,6 +15,7 @@ using amplifier::ContentBlock;
 using amplifier::Message;
 using amplifier::Role;
 using amplifier::provider::DegradationLog;
+using amplifier::provider::tool_output_text;
 
 namespace {
 
@@ -26,13 +27,6 @@ json::object part(std::string_view type, std::string_view text) {
 
 json::object message_item(std::string_view role, json::array content) {
   return {{"role", role}, {"content", std::move(content)}};
-}
-
-// The text a tool result sends: strings as they are, anything else as JSON text.
-std::string tool_output_text(const json::value &output) {
-  if (output.is_string()) return std::string(output.get_string());
-  if (output.is_null()) return {};
-  return json::serialize(output);
 }
 
 // An image as the API takes it: a URL, or the base64 data as a data: URL.
@@ -60,6 +54,8 @@ class InputMapper {
   InputMapping run(const std::vector<Message> &messages) {
     for (const Message &message : messages) add(message);
     close_tool_calls();
+    result_.repaired_tool_calls = tool_results_.repaired();
+    result_.dropped_tool_results = tool_results_.dropped();
     return std::move(result_);
   }
 
@@ -173,7 +169,7 @@ class InputMapper {
       item["arguments"] = json::serialize(call.input);
     if (auto item_id = string_at(call.extra, "item_id"); !item_id.empty()) item["id"] = item_id;
     result_.input.push_back(std::move(item));
-    open_calls_.push_back(RepairedToolCall{call.id, call.name});
+    tool_results_.call_made(call.id, call.name);
   }
 
   void add_tool_message(const Message &message) {
@@ -190,32 +186,16 @@ class InputMapper {
   }
 
   void add_tool_result(const std::string &call_id, std::string output) {
-    bool open = false;
-    for (const auto &call : open_calls_) open = open || call.tool_call_id == call_id;
-    if (!open || results_.contains(call_id)) {
-      result_.dropped_tool_results.push_back(call_id);
-      return;
-    }
-    results_.emplace(call_id, std::move(output));
+    tool_results_.result_given(call_id, std::move(output));
   }
 
-  // The results of the latest calls, in call order; a call without one gets a synthetic
-  // result, so the conversation stays valid after an interrupted tool run.
+  // The results of the latest calls, in call order (synthetic for the missing ones), so the
+  // conversation stays valid after an interrupted tool run.
   void close_tool_calls() {
-    for (const RepairedToolCall &call : open_calls_) {
-      auto it = results_.find(call.tool_call_id);
-      std::string output;
-      if (it != results_.end()) {
-        output = std::move(it->second);
-      } else {
-        output = std::string(kMissingToolOutput);
-        result_.repaired_tool_calls.push_back(call);
-      }
-      result_.input.push_back(json::object{
-          {"type", "function_call_output"}, {"call_id", call.tool_call_id}, {"output", output}});
-    }
-    open_calls_.clear();
-    results_.clear();
+    for (auto &result : tool_results_.close())
+      result_.input.push_back(json::object{{"type", "function_call_output"},
+                                           {"call_id", result.call_id},
+                                           {"output", std::move(result.output)}});
   }
 
   void drop_block(const ContentBlock &block, std::string_view role) {
@@ -228,8 +208,7 @@ class InputMapper {
 
   DegradationLog &degradations_;
   InputMapping result_;
-  std::vector<RepairedToolCall> open_calls_;
-  std::map<std::string, std::string, std::less<>> results_;
+  amplifier::provider::ToolResultSequencer tool_results_;
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {

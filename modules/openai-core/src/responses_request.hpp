@@ -17,6 +17,7 @@
 #include "amplifier/model.hpp"
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tool_results.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -26,10 +27,7 @@
 
 namespace openai_responses {
 
-// The synthetic output given to a tool call that has no result (an interrupted tool run): the
-// API rejects a function_call without its function_call_output.
-inline constexpr std::string_view kMissingToolOutput =
-    "Tool result missing: the call was interrupted before it produced a result.";
+using amplifier::provider::kMissingToolOutput;
 
 using amplifier::provider::RepairedToolCall;
 
