@@ -86,6 +86,21 @@ TEST_CASE("damaged lines: orphan results are dropped, unanswered calls answered 
   CHECK(messages[2].at("tool_call_id") == "c1");
 }
 
+TEST_CASE("unsigned thinking that says so (reasoning_field) goes back to the provider that "
+          "wrote it, and only to it") {
+  const Origin vllm{"local", "provider-chat-completions", "qwen3"};
+  const json::object reasoning = json::parse(
+      R"({"role":"assistant","content":[{"type":"thinking","thinking":"t","reasoning_field":"reasoning_content"},{"type":"text","text":"A"}]})").as_object();
+  std::vector<ctx::Entry> history{{text_message("user", "q"), std::nullopt}, {reasoning, vllm}};
+  const auto same = ctx::adapt_for_provider(history, Origin{"local", "provider-chat-completions", {}}, std::nullopt);
+  CHECK(same.messages[1] == reasoning);
+  CHECK(same.degradations.empty());
+  const auto other = ctx::adapt_for_provider(history, Origin{"claude", "provider-anthropic", {}}, std::nullopt);
+  CHECK(other.messages[1].at("content").as_array().size() == 1);
+  REQUIRE(other.degradations.size() == 1);
+  CHECK(other.degradations[0].feature == "thinking_without_signature");
+}
+
 TEST_CASE("cross-provider: foreign signed thinking and reasoning are left out, with degradations") {
   const Origin anthropic{"claude", "provider-anthropic", "claude-sonnet-4-5"};
   const Origin openai{"gpt", "provider-openai", "gpt-5"};

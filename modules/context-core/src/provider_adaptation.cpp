@@ -25,6 +25,11 @@ bool has_signature(const json::object &block) {
   return signature && signature->is_string() && !signature->get_string().empty();
 }
 
+bool is_unsigned_by_design(const json::object &block) {
+  const json::value *field = block.if_contains("reasoning_field");
+  return field && field->is_string() && !field->get_string().empty();
+}
+
 // Collects each kind of change once, counting repeats.
 class DegradationTally {
  public:
@@ -80,6 +85,10 @@ class Adapter {
  private:
   bool keeps(const json::value &block, bool foreign, const Origin *origin) {
     const std::string_view type = block_type_of(block);
+    // Reasoning from servers that sign nothing (Chat Completions' reasoning_content) goes back
+    // to the provider that wrote it, which reads it there (see ThinkingBlock).
+    if (type == "thinking" && !foreign && origin && is_unsigned_by_design(block.get_object()))
+      return true;
     if (type == "thinking" && !has_signature(block.get_object())) {
       tally_.note("thinking_without_signature",
                   "a thinking block has no signature, so no provider can verify it",

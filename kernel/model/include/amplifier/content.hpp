@@ -24,6 +24,9 @@ struct TextBlock {
   boost::json::object extra;
 };
 
+// Thinking from a provider that signs nothing (a Chat Completions server's reasoning_content)
+// says so with extra.reasoning_field, the field its text travels in: context managers replay
+// such a block to the provider that wrote it, and drop other unsigned thinking.
 struct ThinkingBlock {
   static constexpr std::string_view kType = "thinking";
   std::string thinking;
