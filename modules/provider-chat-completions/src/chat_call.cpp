@@ -1,0 +1,168 @@
+#include "chat_call.hpp"
+
+#include "amplifier/provider/call_reports.hpp"
+#include "amplifier/transport/error_mapping.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <array>
+
+namespace chat_completions {
+
+namespace json = boost::json;
+namespace transport = amplifier::transport;
+namespace provider = amplifier::provider;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+
+namespace {
+
+// Fields a server may not know, which the request can do without (recorded as degraded).
+constexpr std::array kOptionalFields = {std::string_view("stream_options"),
+                                        std::string_view("response_format"),
+                                        std::string_view("reasoning_effort"),
+                                        std::string_view("tool_choice")};
+
+transport::ErrorMappingOptions error_options(std::string_view model) {
+  transport::ErrorMappingOptions options;
+  options.provider = std::string(kModuleId);
+  options.model = std::string(model);
+  return options;
+}
+
+transport::Headers headers_for(const ChatConfig &config, bool stream) {
+  transport::Headers headers;
+  headers.set("content-type", "application/json");
+  headers.set("accept", stream ? "text/event-stream" : "application/json");
+  if (!config.api_key.empty()) headers.set("authorization", "Bearer " + config.api_key);
+  for (const auto &[name, value] : config.extra_headers) headers.set(name, value);
+  return headers;
+}
+
+}  // namespace
+
+ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const ChatConfig> config,
+                   MappedChat mapped, std::optional<double> request_timeout_seconds)
+    : HttpProviderCall(provider::CallIdentity{host, id, std::string(kModuleId), mapped.model,
+                                              config->raw, config->api_key},
+                       provider::WireRequest{config->base_url + "/chat/completions",
+                                             headers_for(*config, mapped.stream), mapped.stream,
+                                             false}),
+      config_(std::move(config)),
+      mapped_(std::move(mapped)),
+      request_timeout_seconds_(request_timeout_seconds) {}
+
+void ChatCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
+  client_ = &client;
+  provider::report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
+                                mapped_.dropped_tool_results);
+  announce(mapped_.body, "messages", std::move(on_done));
+  start_exchange(client, spec());
+}
+
+transport::CallSpec ChatCall::spec() const {
+  transport::CallSpec spec = post(json::serialize(mapped_.body));
+  spec.request.timeouts = provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
+  spec.retry = provider::retry_options(*config_);
+  spec.errors = error_options(mapped_.model);
+  return spec;
+}
+
+ChatTranslator &ChatCall::new_translator() {
+  forget_raw();
+  const amp::sdk::Host host = identity().host;
+  const amp_call_id id = identity().id;
+  auto sink = [host, id](const json::object &event) {
+    host.call_event(id, json::serialize(event));
+  };
+  auto map_error = [model = mapped_.model](std::string_view payload) {
+    return transport::map_stream_error(payload, error_options(model));
+  };
+  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
+  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host.emit_delta(id, index, kind, text);
+  };
+  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+}
+
+void ChatCall::on_head() {
+  // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
+  new_translator();
+}
+
+void ChatCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
+  capture_raw_event(event.data);
+  if (!translator_) new_translator();
+  std::optional<KernelError> failure;
+  try {
+    translator_->on_sse_data(event.data);
+  } catch (const KernelException &e) {
+    failure = e.error();
+  }
+  // Once a block reached the host, a retry would show the user the same content twice.
+  if (translator_->content_started()) control.mark_content_delivered();
+  if (failure) {
+    if (!failure->provider) failure->provider = std::string(kModuleId);
+    if (!failure->model) failure->model = mapped_.model;
+    control.fail(std::move(*failure));
+  }
+}
+
+std::string ChatCall::refused_field(const KernelError &error) const {
+  if (error.status_code != 400) return {};
+  for (std::string_view field : kOptionalFields)
+    if (mapped_.body.contains(field) && error.message.find(field) != std::string::npos)
+      return std::string(field);
+  return {};
+}
+
+amplifier::ChatResponse ChatCall::whole_response(const std::string &body) {
+  json::error_code ec;
+  json::value completion = json::parse(body, ec);
+  if (ec || !completion.is_object())
+    throw KernelException(
+        KernelError::make(ErrorKind::stream, "the response body is not a JSON object"));
+  ChatTranslator &translator = translator_ ? *translator_ : new_translator();
+  capture_raw_body(completion);
+  translator.on_completion(completion.get_object());
+  return translator.take_response(kModuleId);
+}
+
+void ChatCall::on_complete(transport::CallResult result) {
+  const int status = result.head.status;
+  keep_response_headers(result.head.headers);  // the last response's, an error's included
+  if (result.error) {
+    if (const std::string field = refused_field(*result.error); !field.empty()) {
+      // Asked once more without it; the answer says what was left out.
+      mapped_.body.erase(field);
+      mapped_.degradations.push_back(amplifier::Degradation{
+          field, "the server refused " + field + ": " + result.error->message,
+          std::string("sent without it")});
+      translator_.reset();
+      return start_exchange(*client_, spec());
+    }
+    return finish_error(std::move(*result.error), status);
+  }
+  try {
+    if (!mapped_.stream) return finish_with(whole_response(result.body), status);
+    if (!translator_ || !translator_->finished()) {
+      std::string message = "the stream ended before data: [DONE]";
+      if (result.sse_end.truncated) message += " (its last event was cut off)";
+      return finish_error(KernelError::make(ErrorKind::stream, std::move(message)), status);
+    }
+    return finish_with(translator_->take_response(kModuleId), status);
+  } catch (const KernelException &e) {
+    return finish_error(e.error(), status);
+  } catch (const std::exception &e) {
+    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
+  }
+}
+
+void ChatCall::finish_with(amplifier::ChatResponse response, int status) {
+  response.degradations = mapped_.degradations;
+  finish_ok(std::move(response), status);
+}
+
+}  // namespace chat_completions

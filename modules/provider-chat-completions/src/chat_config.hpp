@@ -1,0 +1,37 @@
+// provider-chat-completions' configuration, read once at mount.
+#pragma once
+#include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/provider/http_config.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chat_completions {
+
+inline constexpr std::string_view kModuleId = "provider-chat-completions";
+// Where a thinking block from a Chat Completions server keeps the field its text came in
+// (reasoning_content or reasoning), to go back in the same one (see ThinkingBlock).
+inline constexpr std::string_view kReasoningFieldKey = "reasoning_field";
+
+struct ChatConfig : amplifier::provider::HttpConfig {
+  std::string base_url;  // the server's API root, including /v1 (as in the OpenAI SDK)
+  std::string api_key;   // optional: sent as a Bearer token when set
+  std::string default_model;
+  std::optional<std::int64_t> max_tokens;
+  std::optional<double> temperature;
+  // Sent with every request (after ours, so they may override content-type but never the
+  // key: authorization set here is refused).
+  std::vector<std::pair<std::string, std::string>> extra_headers;
+  boost::json::object extra_body;  // merged into every request body, last
+  bool raw = false;                // llm:* events carry the (redacted) wire payloads
+
+  // Throws ConfigError naming the first bad value.
+  static ChatConfig read(amplifier::module_support::ConfigReader &reader);
+};
+
+}  // namespace chat_completions

@@ -1,0 +1,144 @@
+#include "chat_provider.hpp"
+
+#include "chat_call.hpp"
+#include "chat_request.hpp"
+
+#include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
+#include "amplifier/module_support/json_util.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace chat_completions {
+
+namespace json = boost::json;
+namespace transport = amplifier::transport;
+namespace provider = amplifier::provider;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+
+namespace {
+
+std::shared_ptr<const ChatConfig> read_config(const amp::sdk::Host &host,
+                                              std::string_view config_json) {
+  amplifier::module_support::ConfigReader reader(config_json, std::string(kModuleId) + " config");
+  auto config = std::make_shared<const ChatConfig>(ChatConfig::read(reader));
+  reader.warn_unknown_keys(host);
+  if (!config->verify_tls)
+    host.warn(std::string(kModuleId) +
+              " config: verify_tls is false, so the server's TLS certificate is not checked");
+  return config;
+}
+
+json::array config_fields(const ChatConfig &config) {
+  json::array fields;
+  json::object base_url = provider::config_field(
+      "base_url", "Base URL", "text", "The server's API root, including /v1",
+      json::string(config.base_url));
+  base_url["required"] = true;
+  fields.push_back(std::move(base_url));
+  fields.push_back(provider::config_field("api_key", "API key", "secret",
+                                          "Sent as a Bearer token when the server wants one"));
+  fields.push_back(provider::config_field("default_model", "Model", "text",
+                                          "Model used when a request names none",
+                                          json::string(config.default_model)));
+  fields.push_back(provider::config_field("max_tokens", "Max output tokens", "text",
+                                          "Sent as max_tokens when a request sets no limit"));
+  fields.push_back(
+      provider::config_field("temperature", "Temperature", "text", "Sampling temperature"));
+  fields.push_back(provider::config_field("extra_headers", "Extra headers", "text",
+                                          "Header name -> value, sent with every request"));
+  fields.push_back(provider::config_field("extra_body", "Extra body fields", "text",
+                                          "Merged into every request body"));
+  fields.push_back(provider::config_field("raw", "Raw payloads", "boolean",
+                                          "Include the (redacted) wire payloads in llm:* events",
+                                          false));
+  provider::append_http_config_fields(config, fields);
+  return fields;
+}
+
+}  // namespace
+
+json::object provider_info(const ChatConfig &config) {
+  return json::object{
+      {"id", kModuleId},
+      {"display_name", "OpenAI-compatible (Chat Completions)"},
+      {"credential_env_vars", json::array{}},
+      {"capabilities",
+       {{"streaming", true},
+        {"tools", true},
+        {"parallel_tool_calls", true},
+        {"thinking", true},
+        {"vision", true},
+        {"modalities", {{"input", json::array{"text", "image"}}, {"output", json::array{"text"}}}},
+        {"response_format", json::array{"text", "json_object", "json_schema"}}}},
+      {"defaults",
+       {{"model", config.default_model},
+        {"timeout", static_cast<double>(config.timeout.count()) / 1000.0}}},
+      {"config_fields", config_fields(config)},
+  };
+}
+
+ChatProvider::ChatProvider(amp::sdk::Host host, std::string_view config_json)
+    : ProviderModule(host),
+      config_(read_config(host, config_json)),
+      calls_(host, std::string(kModuleId), provider::client_options(*config_, {})) {}
+
+std::string ChatProvider::info() { return json::serialize(provider_info(*config_)); }
+
+void ChatProvider::complete(amp_call_id call, std::string_view request_json) {
+  if (calls_.cancelled_before_start(call)) return;
+  amplifier::ChatRequest request;
+  try {
+    request = amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
+  } catch (const amplifier::ModelError &e) {
+    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
+                                 AMP_ERROR);
+  }
+  MappedChat mapped = map_request(request, *config_);
+  if (mapped.model.empty())
+    return calls_.finish_at_once(
+        call,
+        KernelError::make(ErrorKind::configuration,
+                          "no model to send: name one in the request or set default_model"),
+        AMP_ERROR);
+  auto chat_call = std::make_shared<ChatCall>(host(), call, config_, std::move(mapped),
+                                              request.timeout);
+  calls_.start(call, chat_call, [&](provider::CallTable::DoneFn done) {
+    chat_call->start(calls_.http(), std::move(done));
+  });
+}
+
+void ChatProvider::cancel(amp_call_id call, amp_cancel_level level) {
+  calls_.cancel(call, level);
+}
+
+std::string ChatProvider::list_models() {
+  transport::CallSpec spec;
+  spec.request.method = "GET";
+  spec.request.url = config_->base_url + "/models";
+  if (!config_->api_key.empty())
+    spec.request.headers.set("authorization", "Bearer " + config_->api_key);
+  for (const auto &[name, value] : config_->extra_headers) spec.request.headers.set(name, value);
+  spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, false);
+  spec.format = transport::BodyFormat::whole;
+  spec.retry = provider::retry_options(*config_);
+  spec.errors.provider = std::string(kModuleId);
+  transport::CallResult result = calls_.run_blocking(std::move(spec));
+  if (result.error) throw amplifier::KernelException(std::move(*result.error));
+  const json::value page = amplifier::parse_json(result.body);
+  json::array models;
+  const json::array *data =
+      page.is_object() ? amplifier::module_support::array_at(page.get_object(), "data") : nullptr;
+  if (!data) throw std::runtime_error("GET /models did not return {data: [...]}");
+  for (const json::value &item : *data) {
+    if (!item.is_object()) continue;
+    const std::string_view id = amplifier::module_support::string_at(item.get_object(), "id");
+    if (!id.empty())
+      models.push_back(json::object{{"id", id}, {"display_name", id},
+                                    {"capabilities", json::array{"tools", "streaming"}}});
+  }
+  return json::serialize(models);
+}
+
+}  // namespace chat_completions

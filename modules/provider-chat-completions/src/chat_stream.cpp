@@ -1,0 +1,223 @@
+#include "chat_stream.hpp"
+
+#include "chat_config.hpp"
+
+#include "amplifier/module_support/json_util.hpp"
+#include "amplifier/stream.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace chat_completions {
+
+namespace json = boost::json;
+namespace stream = amplifier::stream;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+using amplifier::module_support::array_at;
+using amplifier::module_support::count_at;
+using amplifier::module_support::object_at;
+using amplifier::module_support::string_at;
+
+namespace {
+
+[[noreturn]] void stream_fail(std::string message) {
+  throw KernelException(KernelError::make(ErrorKind::stream, std::move(message)));
+}
+
+std::string finish_reason_of(std::string_view vendor, bool tool_calls) {
+  if (vendor == "length") return "length";
+  if (vendor == "content_filter") return "content_filter";
+  if (vendor == "tool_calls" || vendor == "function_call" || tool_calls) return "tool_calls";
+  return "stop";
+}
+
+}  // namespace
+
+amplifier::Usage usage_from(const json::object &usage) {
+  amplifier::Usage out;
+  out.input_tokens = count_at(usage, "prompt_tokens").value_or(0);
+  out.output_tokens = count_at(usage, "completion_tokens").value_or(0);
+  out.total_tokens = count_at(usage, "total_tokens").value_or(out.input_tokens + out.output_tokens);
+  if (const json::object *details = object_at(usage, "prompt_tokens_details"))
+    out.cache_read_tokens = count_at(*details, "cached_tokens");
+  if (const json::object *details = object_at(usage, "completion_tokens_details"))
+    out.reasoning_tokens = count_at(*details, "reasoning_tokens");
+  return out;
+}
+
+ChatTranslator::ChatTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
+    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
+
+void ChatTranslator::on_sse_data(std::string_view data) {
+  const auto first = data.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && data.substr(first).starts_with("[DONE]")) {
+    if (!finished_) finish();
+    return;
+  }
+  if (finished_) stream_fail("data after [DONE]");
+  json::monotonic_resource scratch(scratch_, sizeof scratch_);
+  parser_.reset(json::storage_ptr(&scratch));
+  json::error_code ec;
+  parser_.write(data.data(), data.size(), ec);
+  if (ec) stream_fail("invalid JSON in a stream chunk: " + ec.message());
+  const json::value chunk = parser_.release();
+  if (!chunk.is_object()) stream_fail("a stream chunk is not a JSON object");
+  on_chunk(chunk.get_object());
+}
+
+void ChatTranslator::on_chunk(const json::object &chunk) {
+  if (chunk.contains("error")) throw KernelException(map_error_(json::serialize(chunk)));
+  if (auto id = string_at(chunk, "id"); !id.empty()) id_ = id;
+  if (auto model = string_at(chunk, "model"); !model.empty()) model_ = model;
+  if (const json::object *usage = object_at(chunk, "usage")) usage_ = usage_from(*usage);
+  const json::array *choices = array_at(chunk, "choices");
+  if (!choices) return;
+  for (const json::value &choice : *choices) {
+    const json::object *object = choice.if_object();
+    // One answer is asked for: a server that sends more choices has the rest ignored.
+    if (!object || count_at(*object, "index").value_or(0) != 0) continue;
+    if (const json::object *delta = object_at(*object, "delta")) on_delta(*delta);
+    if (auto reason = string_at(*object, "finish_reason"); !reason.empty())
+      finish_reason_ = reason;
+  }
+}
+
+void ChatTranslator::on_delta(const json::object &delta) {
+  for (std::string_view field : {"reasoning_content", "reasoning"})
+    if (auto text = string_at(delta, field); !text.empty()) reasoning(field, text);
+  if (auto content = string_at(delta, "content"); !content.empty()) text(content, false);
+  if (auto refusal = string_at(delta, "refusal"); !refusal.empty()) text(refusal, true);
+  if (const json::array *calls = array_at(delta, "tool_calls"))
+    for (std::size_t i = 0; i < calls->size(); ++i)
+      if (const json::object *fragment = (*calls)[i].if_object()) tool_fragment(*fragment, i);
+}
+
+void ChatTranslator::reasoning(std::string_view field, std::string_view text) {
+  if (open_kind_ != Kind::thinking) {
+    end_open_block();
+    open_kind_ = Kind::thinking;
+    open_index_ = next_index_++;
+    reasoning_field_ = field;
+    sink_(stream::thinking_start(open_index_));
+  }
+  open_text_ += text;
+  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_THINKING, text);
+}
+
+void ChatTranslator::text(std::string_view text, bool refusal) {
+  if (open_kind_ != Kind::text) {
+    end_open_block();
+    open_kind_ = Kind::text;
+    open_index_ = next_index_++;
+    sink_(stream::text_start(open_index_));
+  }
+  refusal_ = refusal_ || refusal;
+  open_text_ += text;
+  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_TEXT, text);
+}
+
+void ChatTranslator::tool_fragment(const json::object &fragment, std::size_t position) {
+  // The index tells parallel calls apart; servers that leave it out send one call per
+  // fragment position.
+  const std::int64_t key = count_at(fragment, "index").value_or(static_cast<std::int64_t>(position));
+  const json::object *function = object_at(fragment, "function");
+  auto it = tool_calls_.find(key);
+  if (it == tool_calls_.end()) {
+    end_open_block();
+    ToolCall call;
+    call.index = next_index_++;
+    call.id = string_at(fragment, "id");
+    if (call.id.empty()) call.id = "call_" + std::to_string(call.index);  // stable per response
+    call.name = function ? string_at(*function, "name") : std::string_view();
+    sink_(stream::tool_call_start(call.index, call.id, call.name));
+    it = tool_calls_.emplace(key, std::move(call)).first;
+  } else if (function && it->second.name.empty()) {
+    it->second.name = string_at(*function, "name");
+  }
+  if (!function) return;
+  if (auto arguments = string_at(*function, "arguments"); !arguments.empty()) {
+    it->second.arguments += arguments;
+    deltas_(static_cast<std::uint32_t>(it->second.index), AMP_DELTA_TOOL_INPUT, arguments);
+  }
+}
+
+void ChatTranslator::end_open_block() {
+  if (open_kind_ == Kind::none) return;
+  amplifier::ContentBlock block;
+  if (open_kind_ == Kind::thinking) {
+    amplifier::ThinkingBlock thinking{std::move(open_text_), std::nullopt, std::nullopt, {}};
+    thinking.extra[kReasoningFieldKey] = reasoning_field_;
+    block = std::move(thinking);
+  } else {
+    amplifier::TextBlock text{std::move(open_text_), std::nullopt, {}};
+    if (refusal_) text.extra["refusal"] = true;
+    block = std::move(text);
+  }
+  sink_(stream::block_end(open_index_, block));
+  blocks_.emplace(open_index_, std::move(block));
+  open_kind_ = Kind::none;
+  open_text_.clear();
+  refusal_ = false;
+}
+
+amplifier::ContentBlock ChatTranslator::tool_block(ToolCall &call) const {
+  amplifier::ToolCallBlock block{std::move(call.id), std::move(call.name), {}, std::nullopt, {}};
+  json::error_code ec;
+  json::value parsed =
+      json::parse(call.arguments.empty() ? std::string_view("{}") : call.arguments, ec);
+  if (!ec && parsed.is_object()) {
+    block.input = std::move(parsed.get_object());
+    // Kept when a parse does not give the same text back, so the call is re-sent as written.
+    if (!call.arguments.empty() && json::serialize(block.input) != call.arguments)
+      block.extra["arguments"] = call.arguments;
+  } else {
+    block.extra["arguments"] = call.arguments;
+    block.extra["arguments_error"] =
+        ec ? "the arguments are not valid JSON (" + ec.message() + ")"
+           : std::string("the arguments are JSON but not an object");
+  }
+  return block;
+}
+
+void ChatTranslator::finish() {
+  end_open_block();
+  for (auto &[key, call] : tool_calls_) {
+    amplifier::ContentBlock block = tool_block(call);
+    sink_(stream::block_end(call.index, block));
+    blocks_.emplace(call.index, std::move(block));
+  }
+  if (usage_) sink_(stream::usage(*usage_));
+  finished_ = true;
+}
+
+void ChatTranslator::on_completion(const json::object &completion) {
+  if (completion.contains("error")) throw KernelException(map_error_(json::serialize(completion)));
+  // The same steps as a stream: the message is one big delta.
+  json::object chunk = completion;
+  if (json::array *choices = chunk.contains("choices") ? chunk["choices"].if_array() : nullptr)
+    for (json::value &choice : *choices)
+      if (json::object *object = choice.if_object(); object && object->contains("message")) {
+        json::value message = std::move((*object)["message"]);
+        object->erase("message");
+        (*object)["delta"] = std::move(message);
+      }
+  on_chunk(chunk);
+  finish();
+}
+
+amplifier::ChatResponse ChatTranslator::take_response(std::string_view provider) {
+  if (!finished_) stream_fail("the stream ended before data: [DONE]");
+  amplifier::ChatResponse response;
+  for (auto &[index, block] : blocks_) response.content.push_back(std::move(block));
+  blocks_.clear();
+  response.tool_calls = amplifier::collect_tool_calls(response.content);
+  response.usage = usage_;
+  response.finish_reason = finish_reason_of(finish_reason_, !response.tool_calls.empty());
+  response.metadata = json::object{{"provider", provider}, {"model", model_}, {"id", id_}};
+  if (!finish_reason_.empty()) (*response.metadata)["vendor_finish_reason"] = finish_reason_;
+  return response;
+}
+
+}  // namespace chat_completions

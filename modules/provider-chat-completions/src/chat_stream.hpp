@@ -1,0 +1,100 @@
+// Chat Completions chunks (SSE `data:` lines) -> the ABI's stream events, as they arrive:
+//   delta.reasoning_content / delta.reasoning -> a thinking block (typed thinking deltas); the
+//                                      block remembers which field it came in
+//   delta.content                   -> a text block (typed text deltas)
+//   delta.refusal                   -> a text block marked refusal
+//   delta.tool_calls[i]             -> one tool_call block per index: id and name from the
+//                                      first fragment, arguments as typed tool-input deltas
+//   finish_reason, usage (the include_usage chunk, choices: [])  -> kept for the end
+//   {"error": ...}                  -> a typed KernelError
+//   data: [DONE]                    -> the end: open blocks end, the response is ready
+// A thinking or text block ends when the other kind begins; tool calls end at the end. A
+// stream without [DONE] never counts as finished. A whole (stream: false) completion is
+// replayed through the same steps.
+//
+// Tool arguments that are not a JSON object never fail the call: the block gets input {} and
+// the raw text in extra.arguments, the reason in extra.arguments_error (see ToolCallBlock).
+#pragma once
+#include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
+#include "amplifier_plugin.h"
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parser.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace chat_completions {
+
+using StreamErrorMapper = std::function<amplifier::KernelError(std::string_view payload)>;
+
+class ChatTranslator {
+ public:
+  using EventSink = std::function<void(const boost::json::object &event)>;
+  using DeltaSink =
+      std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
+
+  // `sink` receives the block starts and ends and the usage; `deltas` the typed deltas.
+  ChatTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas);
+
+  // One SSE event's data. Throws amplifier::KernelException: the server's error for an error
+  // chunk, kind `stream` for invalid JSON or data after [DONE].
+  void on_sse_data(std::string_view data);
+  // A whole non-streamed completion.
+  void on_completion(const boost::json::object &completion);
+
+  bool finished() const noexcept { return finished_; }
+  bool content_started() const noexcept { return next_index_ > 0; }
+
+  // The response: content in block order, usage, finish_reason (stop | length | tool_calls |
+  // content_filter), metadata {provider, model, id}. Throws KernelException (stream) when
+  // the stream did not finish.
+  amplifier::ChatResponse take_response(std::string_view provider);
+
+ private:
+  enum class Kind { none, thinking, text };
+  struct ToolCall {
+    std::size_t index = 0;
+    std::string id, name, arguments;
+  };
+
+  void on_chunk(const boost::json::object &chunk);
+  void on_delta(const boost::json::object &delta);
+  void reasoning(std::string_view field, std::string_view text);
+  void text(std::string_view text, bool refusal);
+  void tool_fragment(const boost::json::object &fragment, std::size_t position);
+  void end_open_block();
+  void finish();
+  amplifier::ContentBlock tool_block(ToolCall &call) const;
+
+  EventSink sink_;
+  StreamErrorMapper map_error_;
+  DeltaSink deltas_;
+  boost::json::parser parser_;
+  unsigned char scratch_[4096];  // most chunks parse without a heap allocation
+
+  Kind open_kind_ = Kind::none;
+  std::size_t open_index_ = 0;
+  std::string open_text_;
+  std::string reasoning_field_;
+  bool refusal_ = false;
+  std::map<std::int64_t, ToolCall> tool_calls_;  // by the server's tool-call index
+  std::map<std::size_t, amplifier::ContentBlock> blocks_;  // ended, by our index
+  std::size_t next_index_ = 0;
+
+  std::string id_, model_, finish_reason_;
+  std::optional<amplifier::Usage> usage_;
+  bool finished_ = false;
+};
+
+// Chat Completions usage {prompt_tokens, completion_tokens, total_tokens,
+// prompt_tokens_details.cached_tokens, completion_tokens_details.reasoning_tokens} -> Usage.
+amplifier::Usage usage_from(const boost::json::object &usage);
+
+}  // namespace chat_completions
