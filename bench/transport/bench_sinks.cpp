@@ -1,5 +1,6 @@
 #include "bench_sinks.hpp"
 
+#include "chat_stream.hpp"
 #include "responses_stream.hpp"
 #include "stream_mapping.hpp"
 
@@ -131,7 +132,7 @@ class TranslatorSink : public EventSink {
   }
   void on_event(const transport::SseEvent &event) override {
     try {
-      translator_->on_sse_event(event.type, event.data);
+      feed(event);
     } catch (const amplifier::KernelException &) {
       ++checksum_;  // the recorded error streams end in a typed error: part of the work
     }
@@ -139,6 +140,14 @@ class TranslatorSink : public EventSink {
   std::uint64_t checksum() const override { return checksum_; }
 
  protected:
+  // Chat Completions chunks carry no event type; the others are typed events.
+  void feed(const transport::SseEvent &event) {
+    if constexpr (requires(Translator &t) { t.on_sse_data(event.data); })
+      translator_->on_sse_data(event.data);
+    else
+      translator_->on_sse_event(event.type, event.data);
+  }
+
   std::optional<Translator> translator_;
   std::uint64_t checksum_ = 0;
 };
@@ -174,6 +183,37 @@ class ResponsesKernelEventSink final
   }
 };
 
+// provider-chat-completions: OpenAI-compatible Chat Completions chunks.
+class ChatKernelEventSink final : public TranslatorSink<chat_completions::ChatTranslator> {
+ public:
+  std::string_view name() const override { return "chat-completions->kernel"; }
+  std::vector<Stream> corpus() const override {
+    std::vector<Stream> streams = load_sse_corpus("openai_chat_stream_");
+    // Azure's recording holds the chunks one per line, without the closing [DONE].
+    std::istringstream in(
+        read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / "azure_openai_chat_stream_recorded_vercel.ndjson"));
+    Stream azure{"azure_openai_chat_stream_recorded_vercel.ndjson", {}};
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) azure.bytes += "data: " + line + "\n\n";
+    azure.bytes += "data: [DONE]\n\n";
+    streams.push_back(std::move(azure));
+    return streams;
+  }
+  std::optional<Stream> steady_state() const override {
+    std::string body;
+    const std::string head = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+                             "\"created\":1727346182,\"model\":\"qwen3-8b\",\"choices\":[{\"index\":0,";
+    for (int i = 0; i < 10'000; ++i)
+      body += head + "\"delta\":{\"content\":\" token\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
+    body += head + "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+    body += "data: [DONE]\n\n";
+    return Stream{"steady state: 10,000 text deltas (99.98% of events)", std::move(body)};
+  }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->finished()) checksum_ += translator_->take_response("bench").content.size();
+  }
+};
+
 }  // namespace
 
 std::vector<Stream> load_sse_corpus(std::string_view prefix) {
@@ -193,6 +233,7 @@ std::vector<std::unique_ptr<EventSink>> make_sinks() {
   sinks.push_back(std::make_unique<ParseOnlySink>());
   sinks.push_back(std::make_unique<AnthropicKernelEventSink>());
   sinks.push_back(std::make_unique<ResponsesKernelEventSink>());
+  sinks.push_back(std::make_unique<ChatKernelEventSink>());
   return sinks;
 }
 
