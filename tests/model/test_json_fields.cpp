@@ -35,6 +35,19 @@ TEST_CASE("declared fields are captured at their paths, in any order and with an
   CHECK(reader.integer(index) == 1);
 }
 
+TEST_CASE("booleans are captured with their value; other kinds are no boolean") {
+  JsonFieldReader reader;
+  const auto done = reader.declare({"done"});
+  const auto flag = reader.declare({"m", "flag"});
+  REQUIRE(reader.read(R"({"done":true,"m":{"flag":false}})"));
+  CHECK(reader.boolean(done) == true);
+  CHECK(reader.boolean(flag) == false);
+  REQUIRE(reader.read(R"({"done":1,"m":{"flag":null}})"));
+  CHECK_FALSE(reader.boolean(done).has_value());
+  CHECK_FALSE(reader.boolean(flag).has_value());
+  CHECK(reader.integer(done) == 1);
+}
+
 TEST_CASE("strings are decoded exactly as Boost.JSON decodes them") {
   JsonFieldReader reader;
   const auto text = reader.declare({"d", "text"});

@@ -111,8 +111,11 @@ struct JsonFieldReader::State {
       if (Slot *slot = s->target()) slot->kind = Kind::number;
       return true;
     }
-    bool on_bool(bool, ec &) {
-      if (Slot *slot = s->target()) slot->kind = Kind::boolean;
+    bool on_bool(bool value, ec &) {
+      if (Slot *slot = s->target()) {
+        slot->kind = Kind::boolean;
+        slot->integer = value ? 1 : 0;
+      }
       return true;
     }
     bool on_null(ec &) {
@@ -254,6 +257,12 @@ std::string JsonFieldReader::take_string(Field field) {
   if (slot.kind != Kind::string) return {};
   slot.kind = Kind::absent;
   return std::exchange(slot.text, std::string());
+}
+
+std::optional<bool> JsonFieldReader::boolean(Field field) const {
+  const Slot &slot = state_->slots.at(field);
+  if (slot.kind != Kind::boolean) return std::nullopt;
+  return slot.integer != 0;
 }
 
 std::optional<std::int64_t> JsonFieldReader::integer(Field field) const {

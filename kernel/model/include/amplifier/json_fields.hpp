@@ -48,6 +48,8 @@ class JsonFieldReader {
   std::string take_string(Field field);
   // The value of an integer field (one that fits in int64 or uint64 as written).
   std::optional<std::int64_t> integer(Field field) const;
+  // The value of a true / false field.
+  std::optional<bool> boolean(Field field) const;
 
  private:
   struct State;
