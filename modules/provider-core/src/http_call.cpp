@@ -46,7 +46,7 @@ transport::CallSpec HttpProviderCall::post(std::string body) const {
   spec.request.url = wire_.url;
   spec.request.headers = wire_.headers;
   spec.request.body = std::move(body);
-  spec.format = wire_.stream ? transport::BodyFormat::sse : transport::BodyFormat::whole;
+  spec.format = wire_.stream ? wire_.stream_format : transport::BodyFormat::whole;
   return spec;
 }
 
@@ -59,6 +59,9 @@ void HttpProviderCall::start_exchange(transport::HttpClient &client, transport::
   };
   handlers.on_event = [self](const transport::SseEvent &event, transport::CallControl &control) {
     self->on_event(event, control);
+  };
+  handlers.on_line = [self](std::string_view line, transport::CallControl &control) {
+    self->on_line(line, control);
   };
   handlers.on_retry = [self](const transport::RetryNotice &notice) { self->report_retry(notice); };
   handlers.on_complete = [self](transport::CallResult result) {

@@ -38,6 +38,8 @@ struct WireRequest {
   transport::Headers headers;
   bool stream = true;
   bool reasoning = false;  // thinking / a reasoning effort was asked for
+  // How a streamed body is framed: SSE events (on_event) or JSON lines (on_line).
+  transport::BodyFormat stream_format = transport::BodyFormat::sse;
 };
 
 class HttpProviderCall : public ProviderCall,
@@ -54,8 +56,8 @@ class HttpProviderCall : public ProviderCall,
   // starts the clock of llm:response.
   void announce(const boost::json::object &body, std::string_view items_key,
                 CallTable::DoneFn on_done);
-  // A POST of `body` to the wire request's URL with its headers, framed as it streams (SSE) or
-  // not; the caller adds timeouts, retries and error mapping.
+  // A POST of `body` to the wire request's URL with its headers, framed as it streams
+  // (stream_format) or not; the caller adds timeouts, retries and error mapping.
   transport::CallSpec post(std::string body) const;
   // Starts one exchange of `spec` on `client`; its callbacks come to the hooks below and
   // provider:retry is reported here. A call cancelled before this cancels it at once.
@@ -63,7 +65,9 @@ class HttpProviderCall : public ProviderCall,
 
   // A 2xx response head arrived: a new attempt, to be translated from scratch.
   virtual void on_head() = 0;
-  virtual void on_event(const transport::SseEvent &event, transport::CallControl &control) = 0;
+  // A streamed body's SSE events, or its JSON lines (stream_format ndjson).
+  virtual void on_event(const transport::SseEvent &, transport::CallControl &) {}
+  virtual void on_line(std::string_view, transport::CallControl &) {}
   // The exchange ended; the implementation ends the call with finish_ok or finish_error.
   virtual void on_complete(transport::CallResult result) = 0;
 
