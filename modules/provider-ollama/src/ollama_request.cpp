@@ -1,0 +1,209 @@
+#include "ollama_request.hpp"
+
+#include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tool_results.hpp"
+
+namespace ollama {
+
+namespace json = boost::json;
+using amplifier::ContentBlock;
+using amplifier::Message;
+using amplifier::Role;
+using amplifier::module_support::string_at;
+using amplifier::provider::DegradationLog;
+using amplifier::provider::ToolResultSequencer;
+using amplifier::provider::tool_output_text;
+
+namespace {
+
+class MessageMapper {
+ public:
+  explicit MessageMapper(DegradationLog &degradations) : degradations_(degradations) {}
+
+  json::array run(const std::vector<Message> &messages) {
+    for (const Message &message : messages) add(message);
+    close_tool_calls();
+    return std::move(out_);
+  }
+
+  const ToolResultSequencer &tool_results() const { return tool_results_; }
+
+ private:
+  void add(const Message &message) {
+    switch (message.role) {
+      case Role::system:
+      case Role::developer:
+        close_tool_calls();
+        if (auto text = message.text(); !text.empty())
+          out_.push_back(json::object{{"role", "system"}, {"content", text}});
+        return;
+      case Role::assistant:
+        return add_assistant(message);
+      case Role::tool:
+      case Role::function:
+        return add_tool_message(message);
+      case Role::user:
+        return add_user(message);
+    }
+  }
+
+  void add_user(const Message &message) {
+    std::string text;
+    json::array images;
+    if (const auto *plain = std::get_if<std::string>(&message.content)) {
+      text = *plain;
+    } else {
+      for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          tool_results_.result_given(result->tool_call_id, tool_output_text(result->output));
+        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+          text += t->text;
+        } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
+          // Ollama takes images as base64 only.
+          if (string_at(image->source, "type") == "base64" &&
+              !string_at(image->source, "data").empty())
+            images.push_back(json::string(string_at(image->source, "data")));
+          else
+            degradations_.note("image", "Ollama takes images as base64 data, not URLs",
+                               "the image was left out");
+        } else {
+          drop_block(block, "user");
+        }
+      }
+    }
+    close_tool_calls();
+    if (text.empty() && images.empty()) return;
+    json::object out{{"role", "user"}, {"content", text}};
+    if (!images.empty()) out["images"] = std::move(images);
+    out_.push_back(std::move(out));
+  }
+
+  void add_assistant(const Message &message) {
+    close_tool_calls();
+    if (const auto *plain = std::get_if<std::string>(&message.content)) {
+      out_.push_back(json::object{{"role", "assistant"}, {"content", *plain}});
+      return;
+    }
+    std::string text, thinking;
+    json::array calls;
+    for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+      if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+        text += t->text;
+      } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
+        if (string_at(th->extra, "reasoning_field") == kReasoningField) {
+          thinking += th->thinking;
+        } else {
+          degradations_.note("thinking_block",
+                             "a thinking block from another provider cannot be sent to Ollama",
+                             "the thinking block was left out");
+        }
+      } else if (const auto *call = amplifier::block_as<amplifier::ToolCallBlock>(block)) {
+        // Arguments go as an object, never as text.
+        calls.push_back(json::object{
+            {"function", json::object{{"name", call->name}, {"arguments", call->input}}}});
+        tool_results_.call_made(call->id, call->name);
+      } else {
+        drop_block(block, "assistant");
+      }
+    }
+    json::object out{{"role", "assistant"}, {"content", text}};
+    if (!thinking.empty()) out["thinking"] = thinking;
+    if (!calls.empty()) out["tool_calls"] = std::move(calls);
+    out_.push_back(std::move(out));
+  }
+
+  void add_tool_message(const Message &message) {
+    bool had_result_block = false;
+    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
+      for (const ContentBlock &block : *blocks) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          had_result_block = true;
+          tool_results_.result_given(result->tool_call_id, tool_output_text(result->output));
+        }
+      }
+    }
+    if (!had_result_block)
+      tool_results_.result_given(message.tool_call_id.value_or(""), message.text());
+  }
+
+  void close_tool_calls() {
+    for (auto &result : tool_results_.close())
+      out_.push_back(json::object{{"role", "tool"},
+                                  {"content", std::move(result.output)},
+                                  {"tool_name", std::move(result.tool_name)}});
+  }
+
+  void drop_block(const ContentBlock &block, std::string_view role) {
+    const std::string type(amplifier::block_type(block));
+    degradations_.note(type + "_block",
+                       "a " + type + " block in a " + std::string(role) +
+                           " message has no Ollama equivalent",
+                       "the block was left out");
+  }
+
+  DegradationLog &degradations_;
+  json::array out_;
+  ToolResultSequencer tool_results_;
+};
+
+json::object tool_definition(const amplifier::ToolSpec &spec) {
+  json::object function{{"name", spec.name}};
+  if (spec.description && !spec.description->empty()) function["description"] = *spec.description;
+  function["parameters"] = spec.parameters
+                               ? *spec.parameters
+                               : json::object{{"type", "object"}, {"properties", json::object{}}};
+  return json::object{{"type", "function"}, {"function", std::move(function)}};
+}
+
+}  // namespace
+
+MappedChat map_request(const amplifier::ChatRequest &request, const OllamaConfig &config) {
+  DegradationLog degradations;
+  MappedChat mapped;
+  mapped.model = request.model && !request.model->empty() ? *request.model : config.default_model;
+  mapped.stream = request.stream.value_or(true);
+
+  MessageMapper mapper(degradations);
+  json::object &body = mapped.body;
+  body["model"] = mapped.model;
+  body["messages"] = mapper.run(request.messages);
+  mapped.repaired_tool_calls = mapper.tool_results().repaired();
+  mapped.dropped_tool_results = mapper.tool_results().dropped();
+  if (request.tools && !request.tools->empty()) {
+    json::array tools;
+    for (const auto &spec : *request.tools) tools.push_back(tool_definition(spec));
+    body["tools"] = std::move(tools);
+  }
+  if (request.tool_choice)
+    degradations.note("tool_choice", "Ollama has no tool_choice", "the model chooses");
+  json::object options = config.options;
+  if (request.max_output_tokens) options["num_predict"] = *request.max_output_tokens;
+  if (request.temperature) options["temperature"] = *request.temperature;
+  if (request.top_p) options["top_p"] = *request.top_p;
+  if (request.stop)
+    options["stop"] = request.stop->is_string() ? json::value(json::array{*request.stop})
+                                                : *request.stop;
+  if (!options.empty()) body["options"] = std::move(options);
+  mapped.thinking = config.enable_thinking ||
+                    (request.reasoning_effort && *request.reasoning_effort != "none");
+  if (mapped.thinking) body["think"] = true;
+  if (!config.keep_alive.is_null()) body["keep_alive"] = config.keep_alive;
+  // json_object -> "json"; a json_schema's schema -> format as the schema itself.
+  if (request.response_format && request.response_format->is_object()) {
+    const json::object &format = request.response_format->get_object();
+    const std::string_view type = string_at(format, "type");
+    if (type == "json_object") {
+      body["format"] = "json";
+    } else if (type == "json_schema") {
+      const json::value *nested = format.if_contains("json_schema");
+      const json::object &holder = nested && nested->is_object() ? nested->get_object() : format;
+      if (const json::value *schema = holder.if_contains("schema")) body["format"] = *schema;
+    }
+  }
+  body["stream"] = mapped.stream;
+  mapped.degradations = degradations.take();
+  return mapped;
+}
+
+}  // namespace ollama
