@@ -1,6 +1,7 @@
 #include "bench_sinks.hpp"
 
 #include "chat_stream.hpp"
+#include "ollama_stream.hpp"
 #include "responses_stream.hpp"
 #include "stream_mapping.hpp"
 
@@ -144,6 +145,8 @@ class TranslatorSink : public EventSink {
   void feed(const transport::SseEvent &event) {
     if constexpr (requires(Translator &t) { t.on_sse_data(event.data); })
       translator_->on_sse_data(event.data);
+    else if constexpr (requires(Translator &t) { t.on_line(event.data); })
+      translator_->on_line(event.data);
     else
       translator_->on_sse_event(event.type, event.data);
   }
@@ -214,6 +217,33 @@ class ChatKernelEventSink final : public TranslatorSink<chat_completions::ChatTr
   }
 };
 
+// provider-ollama: /api/chat JSON lines.
+class OllamaKernelEventSink final : public TranslatorSink<ollama::OllamaTranslator> {
+ public:
+  std::string_view name() const override { return "ollama->kernel"; }
+  bool ndjson() const override { return true; }
+  std::vector<Stream> corpus() const override {
+    std::vector<Stream> streams;
+    for (std::string_view name :
+         {"ollama_chat_stream_docs.ndjson", "ollama_chat_stream_tool_calls_docs.ndjson"})
+      streams.push_back({std::string(name), read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name)});
+    return streams;
+  }
+  std::optional<Stream> steady_state() const override {
+    std::string body;
+    for (int i = 0; i < 10'000; ++i)
+      body += "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.184789Z\",\"message\":"
+              "{\"role\":\"assistant\",\"content\":\" token\"},\"done\":false}\n";
+    body += "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.19314Z\",\"message\":"
+            "{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"stop\",\"done\":true,"
+            "\"prompt_eval_count\":10,\"eval_count\":10000}\n";
+    return Stream{"steady state: 10,000 text lines (99.99% of events)", std::move(body)};
+  }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->finished()) checksum_ += translator_->take_response("bench").content.size();
+  }
+};
+
 }  // namespace
 
 std::vector<Stream> load_sse_corpus(std::string_view prefix) {
@@ -234,6 +264,7 @@ std::vector<std::unique_ptr<EventSink>> make_sinks() {
   sinks.push_back(std::make_unique<AnthropicKernelEventSink>());
   sinks.push_back(std::make_unique<ResponsesKernelEventSink>());
   sinks.push_back(std::make_unique<ChatKernelEventSink>());
+  sinks.push_back(std::make_unique<OllamaKernelEventSink>());
   return sinks;
 }
 

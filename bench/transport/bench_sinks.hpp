@@ -30,6 +30,8 @@ class EventSink {
   virtual std::vector<Stream> corpus() const = 0;
   // A long synthetic answer in the vendor's live framing (the steady state), if the sink has one.
   virtual std::optional<Stream> steady_state() const { return std::nullopt; }
+  // True when the vendor streams JSON lines (each line reaches on_event as the data).
+  virtual bool ndjson() const { return false; }
   // Called at the start of each stream (once per fixture per repetition).
   virtual void begin_stream() {}
   virtual void on_event(const transport::SseEvent &event) = 0;

@@ -7,6 +7,7 @@
 #include "allocation_counter.hpp"
 #include "bench_sinks.hpp"
 
+#include "amplifier/transport/ndjson_reader.hpp"
 #include "amplifier/transport/sse_parser.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,16 +42,43 @@ std::chrono::nanoseconds thread_cpu_time() {
   return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
 }
 
+// The framing of a sink's streams: SSE events, or JSON lines (each line handed to the sink as
+// an event's data) for vendors that stream NDJSON.
+class Framing {
+ public:
+  explicit Framing(std::function<void(const SseEvent &)> on_event)
+      : sse_(on_event), lines_([on_event](std::string_view line) {
+          on_event(SseEvent{std::string_view(), line, std::string_view()});
+        }) {}
+  void feed(bool ndjson, std::string_view chunk) {
+    if (ndjson)
+      lines_.feed(chunk);
+    else
+      sse_.feed(chunk);
+  }
+  amplifier::transport::SseStreamEnd finish(bool ndjson) {
+    if (!ndjson) return sse_.finish();
+    amplifier::transport::SseStreamEnd end;
+    end.truncated = lines_.finish();
+    return end;
+  }
+
+ private:
+  SseParser sse_;
+  amplifier::transport::NdjsonReader lines_;
+};
+
 // One pass over every stream of the corpus; chunk_size 0 feeds each stream whole.
-std::uint64_t ingest(const std::vector<Stream> &corpus, std::size_t chunk_size, SseParser &parser,
+std::uint64_t ingest(const std::vector<Stream> &corpus, std::size_t chunk_size, Framing &framing,
                      EventSink &sink) {
   std::uint64_t bytes = 0;
+  const bool ndjson = sink.ndjson();
   for (const Stream &stream : corpus) {
     sink.begin_stream();
     const std::string_view data = stream.bytes;
     const std::size_t step = chunk_size == 0 ? data.size() : chunk_size;
-    for (std::size_t at = 0; at < data.size(); at += step) parser.feed(data.substr(at, step));
-    sink.end_stream(parser.finish());
+    for (std::size_t at = 0; at < data.size(); at += step) framing.feed(ndjson, data.substr(at, step));
+    sink.end_stream(framing.finish(ndjson));
     bytes += data.size();
   }
   return bytes;
@@ -58,7 +87,7 @@ std::uint64_t ingest(const std::vector<Stream> &corpus, std::size_t chunk_size, 
 Measurement measure(const std::vector<Stream> &corpus, std::size_t chunk_size, EventSink &sink,
                     std::chrono::milliseconds min_time) {
   std::uint64_t events = 0;
-  SseParser parser([&](const SseEvent &event) {
+  Framing parser([&](const SseEvent &event) {
     ++events;
     sink.on_event(event);
   });
