@@ -57,14 +57,11 @@ void ChatTranslator::on_sse_data(std::string_view data) {
     return;
   }
   if (finished_) stream_fail("data after [DONE]");
-  json::monotonic_resource scratch(scratch_, sizeof scratch_);
-  parser_.reset(json::storage_ptr(&scratch));
   json::error_code ec;
-  parser_.write(data.data(), data.size(), ec);
-  if (ec) stream_fail("invalid JSON in a stream chunk: " + ec.message());
-  const json::value chunk = parser_.release();
-  if (!chunk.is_object()) stream_fail("a stream chunk is not a JSON object");
-  on_chunk(chunk.get_object());
+  const json::value *chunk = parser_.parse(data, ec);
+  if (!chunk) stream_fail("invalid JSON in a stream chunk: " + ec.message());
+  if (!chunk->is_object()) stream_fail("a stream chunk is not a JSON object");
+  on_chunk(chunk->get_object());
 }
 
 void ChatTranslator::on_chunk(const json::object &chunk) {

@@ -19,9 +19,9 @@
 #include "amplifier/model.hpp"
 #include "amplifier_plugin.h"
 
-#include <boost/json/monotonic_resource.hpp>
+#include "amplifier/provider/chunk_parser.hpp"
+
 #include <boost/json/object.hpp>
-#include <boost/json/parser.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -76,8 +76,7 @@ class ChatTranslator {
   EventSink sink_;
   StreamErrorMapper map_error_;
   DeltaSink deltas_;
-  boost::json::parser parser_;
-  unsigned char scratch_[4096];  // most chunks parse without a heap allocation
+  amplifier::provider::ChunkParser parser_;  // most chunks parse without a heap allocation
 
   Kind open_kind_ = Kind::none;
   std::size_t open_index_ = 0;
