@@ -1,0 +1,166 @@
+#include "gemini_call.hpp"
+
+#include "amplifier/provider/call_reports.hpp"
+#include "amplifier/transport/error_mapping.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+
+namespace gemini {
+
+namespace json = boost::json;
+namespace transport = amplifier::transport;
+namespace provider = amplifier::provider;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+
+namespace {
+
+transport::ErrorMappingOptions error_options(std::string_view model) {
+  transport::ErrorMappingOptions options;
+  options.provider = std::string(kModuleId);
+  options.model = std::string(model);
+  return options;
+}
+
+transport::Headers headers_for(const GeminiConfig &config, bool stream) {
+  transport::Headers headers;
+  headers.set("content-type", "application/json");
+  headers.set("accept", stream ? "text/event-stream" : "application/json");
+  if (!config.api_key.empty()) headers.set("x-goog-api-key", config.api_key);
+  return headers;
+}
+
+void redact(std::string &text, const std::string &secret) {
+  if (secret.empty()) return;
+  for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
+    text.replace(at, secret.size(), "[REDACTED]");
+}
+
+}  // namespace
+
+std::string generate_url(const GeminiConfig &config, std::string_view model, bool stream) {
+  return config.base_url + "/v1beta/models/" +
+         boost::urls::encode(model, boost::urls::unreserved_chars) +
+         (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+}
+
+void refine_error(const GeminiConfig &config, KernelError &error) {
+  if (error.kind == ErrorKind::invalid_request &&
+      (error.message.find("API key not valid") != std::string::npos ||
+       error.message.find("API_KEY_INVALID") != std::string::npos)) {
+    error.kind = ErrorKind::authentication;
+    error.retryable = false;
+  }
+  if (error.kind == ErrorKind::content_filter || error.kind == ErrorKind::context_length)
+    error.retryable = false;
+  redact(error.message, config.api_key);
+}
+
+GeminiCall::GeminiCall(amp::sdk::Host host, amp_call_id id,
+                       std::shared_ptr<const GeminiConfig> config, MappedRequest mapped,
+                       std::optional<double> request_timeout_seconds)
+    : HttpProviderCall(
+          provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
+                                 config->api_key},
+          provider::WireRequest{generate_url(*config, mapped.model, mapped.stream),
+                                headers_for(*config, mapped.stream), mapped.stream,
+                                mapped.thinking}),
+      config_(std::move(config)),
+      mapped_(std::move(mapped)),
+      request_timeout_seconds_(request_timeout_seconds) {}
+
+void GeminiCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
+  provider::report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
+                                mapped_.dropped_tool_results);
+  announce(mapped_.body, "contents", std::move(on_done));
+  start_exchange(client, spec());
+}
+
+transport::CallSpec GeminiCall::spec() const {
+  transport::CallSpec spec = post(json::serialize(mapped_.body));
+  spec.request.timeouts = provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
+  spec.retry = provider::retry_options(*config_);
+  spec.errors = error_options(mapped_.model);
+  return spec;
+}
+
+GeminiTranslator &GeminiCall::new_translator() {
+  forget_raw();
+  const amp::sdk::Host host = identity().host;
+  const amp_call_id id = identity().id;
+  auto sink = [host, id](const json::object &event) {
+    host.call_event(id, json::serialize(event));
+  };
+  auto map_error = [config = config_, model = mapped_.model](std::string_view payload) {
+    KernelError error = transport::map_stream_error(payload, error_options(model));
+    refine_error(*config, error);
+    return error;
+  };
+  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
+  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host.emit_delta(id, index, kind, text);
+  };
+  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+}
+
+void GeminiCall::on_head() {
+  // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
+  new_translator();
+}
+
+void GeminiCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
+  capture_raw_event(event.data);
+  if (!translator_) new_translator();
+  std::optional<KernelError> failure;
+  try {
+    translator_->on_sse_data(event.data);
+  } catch (const KernelException &e) {
+    failure = e.error();
+  }
+  // Once a block reached the host, a retry would show the user the same content twice.
+  if (translator_->content_started()) control.mark_content_delivered();
+  if (failure) {
+    if (!failure->provider) failure->provider = std::string(kModuleId);
+    if (!failure->model) failure->model = mapped_.model;
+    control.fail(std::move(*failure));
+  }
+}
+
+void GeminiCall::on_complete(transport::CallResult result) {
+  const int status = result.head.status;
+  keep_response_headers(result.head.headers);  // the last response's, an error's included
+  if (result.error) {
+    KernelError error = std::move(*result.error);
+    refine_error(*config_, error);
+    return finish_error(std::move(error), status);
+  }
+  try {
+    if (!mapped_.stream) {
+      GeminiTranslator &translator = translator_ ? *translator_ : new_translator();
+      capture_raw_event(result.body);
+      translator.on_sse_data(result.body);
+    }
+    // A last event whose blank line never came (recorded Gemini streams end so) still counts.
+    if (mapped_.stream && translator_ && !translator_->finished() &&
+        result.sse_end.unterminated_data)
+      translator_->on_sse_data(*result.sse_end.unterminated_data);
+    if (!translator_ || !translator_->finished())
+      return finish_error(
+          KernelError::make(ErrorKind::stream, "the stream ended before a finishReason"), status);
+    amplifier::ChatResponse response = translator_->take_response(kModuleId);
+    response.degradations = mapped_.degradations;
+    return finish_ok(std::move(response), status);
+  } catch (const KernelException &e) {
+    KernelError error = e.error();
+    refine_error(*config_, error);
+    return finish_error(std::move(error), status);
+  } catch (const std::exception &e) {
+    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
+  }
+}
+
+}  // namespace gemini

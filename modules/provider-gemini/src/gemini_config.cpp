@@ -1,0 +1,31 @@
+#include "gemini_config.hpp"
+
+namespace gemini {
+
+namespace ms = amplifier::module_support;
+namespace provider = amplifier::provider;
+
+GeminiConfig GeminiConfig::read(ms::ConfigReader &reader, const provider::EnvLookup &env) {
+  GeminiConfig config;
+  auto key = provider::string_or_env(reader, "api_key", kKeyEnv, env);
+  if (!key) key = env(kKeyEnvFallback);
+  config.api_key = key.value_or("");
+  config.base_url = provider::checked_base_url(
+      reader, "base_url", reader.get_string("base_url", std::string(kDefaultBaseUrl)));
+  config.default_model = reader.get_string("default_model", std::string(kDefaultModel));
+  if (config.default_model.empty()) throw reader.error("default_model", "must not be empty");
+  if (reader.has("max_tokens"))
+    config.max_tokens = reader.get_int("max_tokens", 8192, 1, 1'000'000);
+  if (reader.has("temperature"))
+    config.temperature = reader.get_number("temperature", 1.0, 0.0, 2.0);
+  if (reader.has("thinking_budget"))
+    config.thinking_budget = reader.get_int("thinking_budget", -1, -1, 1'000'000);
+  if (reader.has("include_thoughts"))
+    config.include_thoughts = reader.get_bool("include_thoughts", true);
+  config.raw = reader.get_bool("raw", false);
+  provider::read_http_config(reader, config);
+  reader.get_int("priority", 100);  // read by the kernel; listed so it is not "unknown"
+  return config;
+}
+
+}  // namespace gemini

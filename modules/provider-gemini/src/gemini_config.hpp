@@ -1,0 +1,38 @@
+// provider-gemini's configuration, read once at mount.
+#pragma once
+#include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/provider/http_config.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gemini {
+
+inline constexpr std::string_view kModuleId = "provider-gemini";
+inline constexpr std::string_view kKeyEnv = "GEMINI_API_KEY";
+inline constexpr std::string_view kKeyEnvFallback = "GOOGLE_API_KEY";
+inline constexpr std::string_view kDefaultBaseUrl = "https://generativelanguage.googleapis.com";
+inline constexpr std::string_view kDefaultModel = "gemini-2.5-flash";
+// How a Gemini thought part says its text goes back (see ThinkingBlock).
+inline constexpr std::string_view kReasoningField = "thought";
+// Where a part's thoughtSignature rides on the block made of it.
+inline constexpr std::string_view kSignatureKey = "thought_signature";
+
+struct GeminiConfig : amplifier::provider::HttpConfig {
+  std::string api_key;  // sent as x-goog-api-key, never in the URL
+  std::string base_url;
+  std::string default_model;
+  std::optional<std::int64_t> max_tokens;
+  std::optional<double> temperature;
+  std::optional<std::int64_t> thinking_budget;  // -1: dynamic; 0: off
+  std::optional<bool> include_thoughts;
+  bool raw = false;
+
+  // GEMINI_API_KEY, then GOOGLE_API_KEY. Throws ConfigError naming the first bad value.
+  static GeminiConfig read(amplifier::module_support::ConfigReader &reader,
+                           const amplifier::provider::EnvLookup &env);
+};
+
+}  // namespace gemini

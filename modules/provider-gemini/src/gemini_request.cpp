@@ -1,0 +1,268 @@
+#include "gemini_request.hpp"
+
+#include "gemini_schema.hpp"
+
+#include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tool_results.hpp"
+
+#include <boost/json/parse.hpp>
+
+namespace gemini {
+
+namespace json = boost::json;
+using amplifier::ContentBlock;
+using amplifier::Message;
+using amplifier::Role;
+using amplifier::module_support::string_at;
+using amplifier::provider::DegradationLog;
+using amplifier::provider::ToolResultSequencer;
+using amplifier::provider::tool_output_text;
+
+namespace {
+
+// The block's part, with its signature when it came with one.
+void sign(json::object &part, const json::object &extra) {
+  if (auto signature = string_at(extra, kSignatureKey); !signature.empty())
+    part["thoughtSignature"] = signature;
+}
+
+// A tool's output as functionResponse.response (an object): JSON objects as they are, any
+// other output under "result".
+json::object response_object(const std::string &output) {
+  json::error_code ec;
+  json::value parsed = json::parse(output, ec);
+  if (!ec && parsed.is_object()) return std::move(parsed.get_object());
+  return json::object{{"result", output}};
+}
+
+class ContentMapper {
+ public:
+  explicit ContentMapper(DegradationLog &degradations) : degradations_(degradations) {}
+
+  void run(const std::vector<Message> &messages) {
+    for (const Message &message : messages) add(message);
+    close_tool_calls();
+  }
+
+  json::array contents;
+  std::string system;
+  ToolResultSequencer tool_results;
+
+ private:
+  void add(const Message &message) {
+    switch (message.role) {
+      case Role::system:
+      case Role::developer:
+        if (auto text = message.text(); !text.empty())
+          system += (system.empty() ? "" : "\n\n") + text;
+        return;
+      case Role::assistant:
+        return add_model(message);
+      case Role::tool:
+      case Role::function:
+        return add_tool_message(message);
+      case Role::user:
+        return add_user(message);
+    }
+  }
+
+  void add_user(const Message &message) {
+    json::array parts;
+    if (const auto *plain = std::get_if<std::string>(&message.content)) {
+      if (!plain->empty()) parts.push_back(json::object{{"text", *plain}});
+    } else {
+      for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          tool_results.result_given(result->tool_call_id, tool_output_text(result->output));
+        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+          if (!t->text.empty()) parts.push_back(json::object{{"text", t->text}});
+        } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
+          const auto data = string_at(image->source, "data");
+          const auto media_type = string_at(image->source, "media_type");
+          if (string_at(image->source, "type") == "base64" && !data.empty() && !media_type.empty())
+            parts.push_back(json::object{
+                {"inlineData", json::object{{"mimeType", media_type}, {"data", data}}}});
+          else
+            degradations_.note("image", "Gemini takes inline images as base64 data",
+                               "the image was left out");
+        } else {
+          drop_block(block, "user");
+        }
+      }
+    }
+    close_tool_calls();
+    if (!parts.empty()) contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
+  }
+
+  void add_model(const Message &message) {
+    close_tool_calls();
+    json::array parts;
+    if (const auto *plain = std::get_if<std::string>(&message.content)) {
+      if (!plain->empty()) parts.push_back(json::object{{"text", *plain}});
+    } else {
+      for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
+        if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+          json::object part{{"text", t->text}};
+          sign(part, t->extra);
+          // An empty text part matters only when it carries a signature.
+          if (!t->text.empty() || part.contains("thoughtSignature")) parts.push_back(std::move(part));
+        } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
+          if (string_at(th->extra, "reasoning_field") != kReasoningField) {
+            degradations_.note("thinking_block",
+                               "a thinking block from another provider cannot be sent to Gemini",
+                               "the thinking block was left out");
+            continue;
+          }
+          json::object part{{"text", th->thinking}, {"thought", true}};
+          if (th->signature && !th->signature->empty()) part["thoughtSignature"] = *th->signature;
+          parts.push_back(std::move(part));
+        } else if (const auto *call = amplifier::block_as<amplifier::ToolCallBlock>(block)) {
+          json::object part{
+              {"functionCall", json::object{{"name", call->name}, {"args", call->input}}}};
+          sign(part, call->extra);
+          parts.push_back(std::move(part));
+          tool_results.call_made(call->id, call->name);
+        } else {
+          drop_block(block, "assistant");
+        }
+      }
+    }
+    if (!parts.empty())
+      contents.push_back(json::object{{"role", "model"}, {"parts", std::move(parts)}});
+  }
+
+  void add_tool_message(const Message &message) {
+    bool had_result_block = false;
+    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
+      for (const ContentBlock &block : *blocks) {
+        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+          had_result_block = true;
+          tool_results.result_given(result->tool_call_id, tool_output_text(result->output));
+        }
+      }
+    }
+    if (!had_result_block)
+      tool_results.result_given(message.tool_call_id.value_or(""), message.text());
+  }
+
+  // Every result of the model turn in one user content, in call order.
+  void close_tool_calls() {
+    json::array parts;
+    for (auto &result : tool_results.close())
+      parts.push_back(json::object{
+          {"functionResponse", json::object{{"name", result.tool_name},
+                                            {"response", response_object(result.output)}}}});
+    if (!parts.empty()) contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
+  }
+
+  void drop_block(const ContentBlock &block, std::string_view role) {
+    const std::string type(amplifier::block_type(block));
+    degradations_.note(type + "_block",
+                       "a " + type + " block in a " + std::string(role) +
+                           " message has no Gemini equivalent",
+                       "the block was left out");
+  }
+
+  DegradationLog &degradations_;
+};
+
+json::object declaration(const amplifier::ToolSpec &spec, DegradationLog &degradations) {
+  json::object function{{"name", spec.name}};
+  if (spec.description && !spec.description->empty()) function["description"] = *spec.description;
+  if (spec.parameters) {
+    ConvertedSchema converted = to_gemini_schema(*spec.parameters);
+    function["parameters"] = std::move(converted.schema);
+    if (!converted.dropped.empty()) {
+      std::string keywords;
+      for (const auto &keyword : converted.dropped) keywords += (keywords.empty() ? "" : ", ") + keyword;
+      degradations.note("tool_schema",
+                        "tool '" + spec.name + "': Gemini's schema has no " + keywords,
+                        "those keywords were left out of the declaration");
+    }
+  }
+  return function;
+}
+
+// tool_choice -> toolConfig.functionCallingConfig.
+std::optional<json::object> tool_config(const json::value &choice) {
+  std::string_view mode, name;
+  if (choice.is_string()) mode = choice.get_string();
+  if (const json::object *object = choice.if_object()) {
+    mode = string_at(*object, "type");
+    name = string_at(*object, "name");
+  }
+  json::object config;
+  if (!name.empty()) {
+    config = {{"mode", "ANY"}, {"allowedFunctionNames", json::array{name}}};
+  } else if (mode == "none") {
+    config = {{"mode", "NONE"}};
+  } else if (mode == "required" || mode == "any") {
+    config = {{"mode", "ANY"}};
+  } else if (mode == "auto") {
+    config = {{"mode", "AUTO"}};
+  } else {
+    return std::nullopt;
+  }
+  return json::object{{"functionCallingConfig", std::move(config)}};
+}
+
+}  // namespace
+
+MappedRequest map_request(const amplifier::ChatRequest &request, const GeminiConfig &config) {
+  DegradationLog degradations;
+  MappedRequest mapped;
+  mapped.model = request.model && !request.model->empty() ? *request.model : config.default_model;
+  mapped.stream = request.stream.value_or(true);
+
+  ContentMapper mapper(degradations);
+  mapper.run(request.messages);
+  mapped.repaired_tool_calls = mapper.tool_results.repaired();
+  mapped.dropped_tool_results = mapper.tool_results.dropped();
+  json::object &body = mapped.body;
+  body["contents"] = std::move(mapper.contents);
+  if (!mapper.system.empty())
+    body["systemInstruction"] = json::object{{"parts", json::array{{{"text", mapper.system}}}}};
+  if (request.tools && !request.tools->empty()) {
+    json::array declarations;
+    for (const auto &spec : *request.tools) declarations.push_back(declaration(spec, degradations));
+    body["tools"] = json::array{json::object{{"functionDeclarations", std::move(declarations)}}};
+    if (request.tool_choice) {
+      if (auto tool_config_object = tool_config(*request.tool_choice))
+        body["toolConfig"] = std::move(*tool_config_object);
+      else
+        degradations.note("tool_choice", "tool_choice is not understood", "auto");
+    }
+  }
+
+  json::object generation;
+  if (auto limit = request.max_output_tokens ? request.max_output_tokens : config.max_tokens)
+    generation["maxOutputTokens"] = *limit;
+  if (auto temperature = request.temperature ? request.temperature : config.temperature)
+    generation["temperature"] = *temperature;
+  if (request.top_p) generation["topP"] = *request.top_p;
+  if (request.stop)
+    generation["stopSequences"] =
+        request.stop->is_string() ? json::value(json::array{*request.stop}) : *request.stop;
+  json::object thinking;
+  if (config.thinking_budget) thinking["thinkingBudget"] = *config.thinking_budget;
+  if (config.include_thoughts) thinking["includeThoughts"] = *config.include_thoughts;
+  if (!thinking.empty()) {
+    mapped.thinking = config.thinking_budget.value_or(-1) != 0;
+    generation["thinkingConfig"] = std::move(thinking);
+  }
+  if (request.response_format && request.response_format->is_object()) {
+    const json::object &format = request.response_format->get_object();
+    const std::string_view type = string_at(format, "type");
+    if (type == "json_object" || type == "json_schema") generation["responseMimeType"] = "application/json";
+    const json::value *nested = format.if_contains("json_schema");
+    const json::object &holder = nested && nested->is_object() ? nested->get_object() : format;
+    if (const json::value *schema = holder.if_contains("schema"); schema && schema->is_object())
+      generation["responseSchema"] = to_gemini_schema(schema->get_object()).schema;
+  }
+  if (!generation.empty()) body["generationConfig"] = std::move(generation);
+  mapped.degradations = degradations.take();
+  return mapped;
+}
+
+}  // namespace gemini

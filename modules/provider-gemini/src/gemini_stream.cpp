@@ -1,0 +1,168 @@
+#include "gemini_stream.hpp"
+
+#include "gemini_config.hpp"
+
+#include "amplifier/module_support/json_util.hpp"
+#include "amplifier/stream.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace gemini {
+
+namespace json = boost::json;
+namespace stream = amplifier::stream;
+using amplifier::ErrorKind;
+using amplifier::KernelError;
+using amplifier::KernelException;
+using amplifier::module_support::array_at;
+using amplifier::module_support::count_at;
+using amplifier::module_support::object_at;
+using amplifier::module_support::string_at;
+
+namespace {
+
+[[noreturn]] void fail(ErrorKind kind, std::string message) {
+  throw KernelException(KernelError::make(kind, std::move(message)));
+}
+
+bool filtered(std::string_view reason) {
+  return reason == "SAFETY" || reason == "RECITATION" || reason == "PROHIBITED_CONTENT" ||
+         reason == "BLOCKLIST" || reason == "SPII" || reason == "IMAGE_SAFETY";
+}
+
+}  // namespace
+
+amplifier::Usage usage_from(const json::object &usage) {
+  amplifier::Usage out;
+  out.input_tokens = count_at(usage, "promptTokenCount").value_or(0);
+  const auto thoughts = count_at(usage, "thoughtsTokenCount");
+  out.output_tokens = count_at(usage, "candidatesTokenCount").value_or(0) + thoughts.value_or(0);
+  out.total_tokens = count_at(usage, "totalTokenCount").value_or(out.input_tokens + out.output_tokens);
+  out.reasoning_tokens = thoughts;
+  out.cache_read_tokens = count_at(usage, "cachedContentTokenCount");
+  return out;
+}
+
+GeminiTranslator::GeminiTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
+    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
+
+void GeminiTranslator::on_sse_data(std::string_view data) {
+  json::error_code ec;
+  const json::value *chunk = parser_.parse(data, ec);
+  if (!chunk) fail(ErrorKind::stream, "invalid JSON in a stream chunk: " + ec.message());
+  // The API wraps an error in a one-element array at times.
+  if (chunk->is_array() && chunk->get_array().size() == 1) chunk = &chunk->get_array().front();
+  if (!chunk->is_object()) fail(ErrorKind::stream, "a stream chunk is not a JSON object");
+  on_chunk(chunk->get_object());
+}
+
+void GeminiTranslator::on_chunk(const json::object &chunk) {
+  if (chunk.contains("error")) throw KernelException(map_error_(json::serialize(chunk)));
+  if (const json::object *feedback = object_at(chunk, "promptFeedback"))
+    if (auto reason = string_at(*feedback, "blockReason"); !reason.empty())
+      fail(ErrorKind::content_filter, "Gemini blocked the prompt (" + std::string(reason) + ")");
+  if (auto model = string_at(chunk, "modelVersion"); !model.empty()) model_ = model;
+  if (auto id = string_at(chunk, "responseId"); !id.empty()) response_id_ = id;
+  // Cumulative: the last value is the response's.
+  if (const json::object *usage = object_at(chunk, "usageMetadata")) usage_ = usage_from(*usage);
+  const json::array *candidates = array_at(chunk, "candidates");
+  if (!candidates || candidates->empty() || !candidates->front().is_object()) return;
+  const json::object &candidate = candidates->front().get_object();
+  if (const json::object *content = object_at(candidate, "content"))
+    if (const json::array *parts = array_at(*content, "parts"))
+      for (const json::value &part : *parts)
+        if (const json::object *object = part.if_object()) on_part(*object);
+  if (auto reason = string_at(candidate, "finishReason"); !reason.empty()) {
+    end_open_block();
+    finish_reason_ = reason;
+    if (usage_) sink_(stream::usage(*usage_));
+  }
+}
+
+void GeminiTranslator::on_part(const json::object &part) {
+  if (part.contains("functionCall")) return function_call(part);
+  const json::value *text_value = part.if_contains("text");
+  if (!text_value || !text_value->is_string()) return;  // inline data and newer kinds: not kept
+  const std::string_view text = text_value->get_string();
+  const std::string_view signature = string_at(part, "thoughtSignature");
+  const json::value *thought = part.if_contains("thought");
+  const Kind kind = thought && thought->is_bool() && thought->get_bool() ? Kind::thinking : Kind::text;
+  // A signed part is a block of its own: the signature must go back on that part alone.
+  if (!signature.empty() && open_kind_ == kind && !open_text_.empty()) end_open_block();
+  open(kind);
+  if (!text.empty()) {
+    open_text_ += text;
+    deltas_(static_cast<std::uint32_t>(open_index_),
+            kind == Kind::thinking ? AMP_DELTA_THINKING : AMP_DELTA_TEXT, text);
+  }
+  if (!signature.empty()) end_open_block(signature);
+}
+
+void GeminiTranslator::open(Kind kind) {
+  if (open_kind_ == kind) return;
+  end_open_block();
+  open_kind_ = kind;
+  open_index_ = next_index_++;
+  sink_(kind == Kind::thinking ? stream::thinking_start(open_index_)
+                               : stream::text_start(open_index_));
+}
+
+void GeminiTranslator::end_open_block(std::string_view signature) {
+  if (open_kind_ == Kind::none) return;
+  amplifier::ContentBlock block;
+  if (open_kind_ == Kind::thinking) {
+    amplifier::ThinkingBlock thinking{std::move(open_text_), std::nullopt, std::nullopt, {}};
+    if (!signature.empty()) thinking.signature = std::string(signature);
+    thinking.extra["reasoning_field"] = kReasoningField;
+    block = std::move(thinking);
+  } else {
+    amplifier::TextBlock text{std::move(open_text_), std::nullopt, {}};
+    if (!signature.empty()) text.extra[kSignatureKey] = signature;
+    block = std::move(text);
+  }
+  sink_(stream::block_end(open_index_, block));
+  blocks_.emplace(open_index_, std::move(block));
+  open_kind_ = Kind::none;
+  open_text_.clear();
+}
+
+void GeminiTranslator::function_call(const json::object &part) {
+  end_open_block();
+  saw_call_ = true;
+  const std::size_t index = next_index_++;
+  const json::object *call = object_at(part, "functionCall");
+  std::string id(call ? string_at(*call, "id") : std::string_view());
+  if (id.empty()) id = "call_" + std::to_string(index);  // the API gives none: stable per response
+  const std::string name(call ? string_at(*call, "name") : std::string_view());
+  amplifier::ToolCallBlock block{id, name, {}, std::nullopt, {}};
+  if (const json::object *args = call ? object_at(*call, "args") : nullptr) block.input = *args;
+  if (auto signature = string_at(part, "thoughtSignature"); !signature.empty())
+    block.extra[kSignatureKey] = signature;
+  sink_(stream::tool_call_start(index, id, name));
+  deltas_(static_cast<std::uint32_t>(index), AMP_DELTA_TOOL_INPUT, json::serialize(block.input));
+  amplifier::ContentBlock ended = std::move(block);
+  sink_(stream::block_end(index, ended));
+  blocks_.emplace(index, std::move(ended));
+}
+
+amplifier::ChatResponse GeminiTranslator::take_response(std::string_view provider) {
+  if (!finished()) fail(ErrorKind::stream, "the stream ended before a finishReason");
+  amplifier::ChatResponse response;
+  for (auto &[index, block] : blocks_) response.content.push_back(std::move(block));
+  blocks_.clear();
+  response.tool_calls = amplifier::collect_tool_calls(response.content);
+  response.usage = usage_;
+  if (filtered(finish_reason_))
+    response.finish_reason = "content_filter";
+  else if (finish_reason_ == "MAX_TOKENS")
+    response.finish_reason = "length";
+  else
+    response.finish_reason = saw_call_ ? "tool_calls" : "stop";
+  json::object metadata{{"provider", provider}, {"model", model_}, {"finish_reason", finish_reason_}};
+  if (!response_id_.empty()) metadata["response_id"] = response_id_;
+  response.metadata = std::move(metadata);
+  return response;
+}
+
+}  // namespace gemini
