@@ -26,7 +26,7 @@ struct VendorChoice {
   bool (*selected)();
 };
 
-// Anthropic first, then OpenAI, then Azure OpenAI (which also needs its endpoint).
+// Anthropic first, then OpenAI, then Azure OpenAI (which also needs its endpoint), then Gemini.
 constexpr VendorChoice kVendors[] = {
     {"provider-anthropic", "ANTHROPIC_API_KEY is set",
      "      api_key: \"${ANTHROPIC_API_KEY}\"\n",
@@ -40,6 +40,11 @@ constexpr VendorChoice kVendors[] = {
        return env_set("AZURE_OPENAI_ENDPOINT") &&
               (env_set("AZURE_OPENAI_API_KEY") || env_set("AZURE_OPENAI_AD_TOKEN"));
      }},
+    // The key comes from GEMINI_API_KEY or GOOGLE_API_KEY, which the module reads itself.
+    {"provider-gemini", "GEMINI_API_KEY or GOOGLE_API_KEY is set",
+     "      base_url: \"${GEMINI_BASE_URL:-https://generativelanguage.googleapis.com}\"\n"
+     "      include_thoughts: true\n",
+     [] { return env_set("GEMINI_API_KEY") || env_set("GOOGLE_API_KEY"); }},
 };
 
 const VendorChoice *chosen_vendor() {

@@ -12,7 +12,8 @@ struct DefaultPlan {
 // Through loop-streaming, on the first vendor whose key is in the environment:
 // provider-anthropic (ANTHROPIC_API_KEY), provider-openai (OPENAI_API_KEY), then
 // provider-azure-openai (AZURE_OPENAI_ENDPOINT with AZURE_OPENAI_API_KEY or
-// AZURE_OPENAI_AD_TOKEN); else offline on provider-mock. `with_display`: also mount
+// AZURE_OPENAI_AD_TOKEN), provider-gemini (GEMINI_API_KEY or GOOGLE_API_KEY); else offline on
+// provider-mock. `with_display`: also mount
 // hooks-streaming-ui when the build has it (not for machine-readable output, which the
 // display would interleave with).
 DefaultPlan default_plan(bool with_display);

@@ -32,7 +32,8 @@ struct Scratch : amp_test::TempDir {
              {"NO_COLOR", "1"}};
     o.unset_env = {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
                    "OPENAI_BASE_URL",       "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY",
-                   "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_VERSION"};
+                   "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_VERSION",    "GEMINI_API_KEY",
+                   "GOOGLE_API_KEY",        "GEMINI_BASE_URL"};
     return o;
   }
 };

@@ -24,7 +24,7 @@ std::size_t occurrences(const std::string &text, std::string_view needle) {
 
 }  // namespace
 
-TEST_CASE("the built-in plan picks Anthropic, then OpenAI, then Azure OpenAI by their keys") {
+TEST_CASE("the built-in plan picks Anthropic, then OpenAI, Azure OpenAI, Gemini by their keys") {
   // The vendor answers 401 (never retried): the run fails at once with a typed error, and the
   // request shows where it went and how it authenticated.
   amplifier::loopback::LoopbackServer server;
@@ -47,6 +47,9 @@ TEST_CASE("the built-in plan picks Anthropic, then OpenAI, then Azure OpenAI by 
        "provider-azure-openai", "/openai/v1/responses", {"api-key", "az"}},
       {{{"AZURE_OPENAI_ENDPOINT", url}, {"AZURE_OPENAI_AD_TOKEN", "tok"}},
        "provider-azure-openai", "/openai/v1/responses", {"authorization", "Bearer tok"}},
+      {{{"GOOGLE_API_KEY", "gk"}, {"GEMINI_BASE_URL", url}},
+       "provider-gemini", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+       {"x-goog-api-key", "gk"}},
   };
   std::size_t seen = 0;
   for (const Case &c : cases) {
