@@ -1,6 +1,7 @@
 #include "bench_sinks.hpp"
 
 #include "chat_stream.hpp"
+#include "gemini_stream.hpp"
 #include "ollama_stream.hpp"
 #include "responses_stream.hpp"
 #include "stream_mapping.hpp"
@@ -244,6 +245,39 @@ class OllamaKernelEventSink final : public TranslatorSink<ollama::OllamaTranslat
   }
 };
 
+// provider-gemini: whole GenerateContentResponse chunks, CRLF-framed.
+class GeminiKernelEventSink final : public TranslatorSink<gemini::GeminiTranslator> {
+ public:
+  std::string_view name() const override { return "gemini->kernel"; }
+  std::vector<Stream> corpus() const override {
+    std::vector<Stream> streams = load_sse_corpus("gemini_stream_");
+    for (std::string_view name : {"gemini_stream_function_call_signature_gemini3_recorded_vercel.ndjson",
+                                  "gemini_stream_text_signature_gemini3_recorded_vercel.ndjson"}) {
+      std::istringstream in(read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name));
+      Stream stream{std::string(name), {}};
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) stream.bytes += "data: " + line + "\r\n\r\n";
+      streams.push_back(std::move(stream));
+    }
+    return streams;
+  }
+  std::optional<Stream> steady_state() const override {
+    std::string body;
+    const std::string chunk =
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \" token\"}],\"role\": "
+        "\"model\"}}],\"usageMetadata\": {\"promptTokenCount\": 7,\"totalTokenCount\": 7},"
+        "\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n";
+    for (int i = 0; i < 10'000; ++i) body += chunk;
+    body += "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \".\"}],\"role\": "
+            "\"model\"},\"finishReason\": \"STOP\"}],\"usageMetadata\": {\"promptTokenCount\": 7,"
+            "\"candidatesTokenCount\": 10001,\"totalTokenCount\": 10008}}\r\n\r\n";
+    return Stream{"steady state: 10,000 text chunks (99.99% of events)", std::move(body)};
+  }
+  void end_stream(const transport::SseStreamEnd &) override {
+    if (translator_->finished()) checksum_ += translator_->take_response("bench").content.size();
+  }
+};
+
 }  // namespace
 
 std::vector<Stream> load_sse_corpus(std::string_view prefix) {
@@ -265,6 +299,7 @@ std::vector<std::unique_ptr<EventSink>> make_sinks() {
   sinks.push_back(std::make_unique<ResponsesKernelEventSink>());
   sinks.push_back(std::make_unique<ChatKernelEventSink>());
   sinks.push_back(std::make_unique<OllamaKernelEventSink>());
+  sinks.push_back(std::make_unique<GeminiKernelEventSink>());
   return sinks;
 }
 
