@@ -315,6 +315,22 @@ TEST_CASE("the recorded blocked prompt through a session: a content_filter error
   CHECK(server.requests().size() == 1);
 }
 
+TEST_CASE("an error object mid-stream after content is a typed error, not retried") {
+  std::string sse = fixture("gemini_stream_text_recorded_firebase.sse");
+  sse.resize(sse.rfind("data:"));
+  sse += sse_of(json::object{{"error", {{"code", 503}, {"message", "The model is overloaded."},
+                                        {"status", "UNAVAILABLE"}}}});
+  loopback::LoopbackServer server;
+  server.set_default_response(sse_body(sse));
+  auto session = open_session(plan(gemini_config(server.base_url())));
+  auto call = amp_test::complete(*session, "provider-gemini", user_request("hi"));
+  REQUIRE(call->wait_finished());
+  CHECK(call->status == AMP_ERROR);
+  CHECK(std::string(call->result().at("message").as_string()).find("overloaded") !=
+        std::string::npos);
+  CHECK(server.requests().size() == 1);
+}
+
 TEST_CASE("UTF-8 split across one-byte chunks, CRLF framing") {
   std::string sse;
   for (std::string_view piece : {"Grüße, ", "世界 ", "🙂"})

@@ -174,6 +174,28 @@ TEST_CASE("the recorded tool-call lines: a call without id, finish_reason tool_c
   CHECK(response.at("usage").at("input_tokens") == 169);
 }
 
+TEST_CASE("parallel calls in one line, with and without ids: results go back in call order") {
+  loopback::LoopbackServer server;
+  server.enqueue(show("qwen3", 40960));
+  std::string first = line({{"role", "assistant"}, {"content", ""},
+                            {"tool_calls", json::array{
+                                {{"id", "call_srv_a"}, {"function", {{"index", 0}, {"name", "alpha"},
+                                                                     {"arguments", {{"n", 1}}}}}},
+                                {{"function", {{"name", "beta"}, {"arguments", json::object{}}}}}}}});
+  server.enqueue(ndjson(first + done_line()));
+  server.enqueue(ndjson(text_lines({"done"})));
+  auto session = open_session(plan(ollama_config(server.base_url())));
+  EventRecorder events(session->hooks());
+  CHECK(session->execute("go").status == "success");
+  CHECK(events.named("tool:error").size() == 2);  // neither tool is mounted
+  const json::object second = body_of(chats(server).at(1));
+  const json::array &messages = second.at("messages").as_array();
+  REQUIRE(messages.size() == 4);
+  CHECK(messages[1].at("tool_calls").as_array().size() == 2);
+  CHECK(messages[2].at("tool_name") == "alpha");
+  CHECK(messages[3].at("tool_name") == "beta");
+}
+
 TEST_CASE("UTF-8 split across one-byte pieces arrives whole") {
   loopback::LoopbackServer server;
   server.enqueue(show("qwen3", 40960));
