@@ -144,9 +144,9 @@ class TranslatorSink : public EventSink {
  protected:
   // Chat Completions chunks carry no event type; the others are typed events.
   void feed(const transport::SseEvent &event) {
-    if constexpr (requires(Translator &t) { t.on_sse_data(event.data); })
+    if constexpr (requires(Translator & t) { t.on_sse_data(event.data); })
       translator_->on_sse_data(event.data);
-    else if constexpr (requires(Translator &t) { t.on_line(event.data); })
+    else if constexpr (requires(Translator & t) { t.on_line(event.data); })
       translator_->on_line(event.data);
     else
       translator_->on_sse_event(event.type, event.data);
@@ -194,8 +194,8 @@ class ChatKernelEventSink final : public TranslatorSink<chat_completions::ChatTr
   std::vector<Stream> corpus() const override {
     std::vector<Stream> streams = load_sse_corpus("openai_chat_stream_");
     // Azure's recording holds the chunks one per line, without the closing [DONE].
-    std::istringstream in(
-        read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / "azure_openai_chat_stream_recorded_vercel.ndjson"));
+    std::istringstream in(read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) /
+                                    "azure_openai_chat_stream_recorded_vercel.ndjson"));
     Stream azure{"azure_openai_chat_stream_recorded_vercel.ndjson", {}};
     for (std::string line; std::getline(in, line);)
       if (!line.empty()) azure.bytes += "data: " + line + "\n\n";
@@ -205,10 +205,12 @@ class ChatKernelEventSink final : public TranslatorSink<chat_completions::ChatTr
   }
   std::optional<Stream> steady_state() const override {
     std::string body;
-    const std::string head = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
-                             "\"created\":1727346182,\"model\":\"qwen3-8b\",\"choices\":[{\"index\":0,";
+    const std::string head =
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+        "\"created\":1727346182,\"model\":\"qwen3-8b\",\"choices\":[{\"index\":0,";
     for (int i = 0; i < 10'000; ++i)
-      body += head + "\"delta\":{\"content\":\" token\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
+      body += head +
+              "\"delta\":{\"content\":\" token\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
     body += head + "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
     body += "data: [DONE]\n\n";
     return Stream{"steady state: 10,000 text deltas (99.98% of events)", std::move(body)};
@@ -233,11 +235,13 @@ class OllamaKernelEventSink final : public TranslatorSink<ollama::OllamaTranslat
   std::optional<Stream> steady_state() const override {
     std::string body;
     for (int i = 0; i < 10'000; ++i)
-      body += "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.184789Z\",\"message\":"
-              "{\"role\":\"assistant\",\"content\":\" token\"},\"done\":false}\n";
-    body += "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.19314Z\",\"message\":"
-            "{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"stop\",\"done\":true,"
-            "\"prompt_eval_count\":10,\"eval_count\":10000}\n";
+      body +=
+          "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.184789Z\",\"message\":"
+          "{\"role\":\"assistant\",\"content\":\" token\"},\"done\":false}\n";
+    body +=
+        "{\"model\":\"qwen3\",\"created_at\":\"2025-07-07T20:22:19.19314Z\",\"message\":"
+        "{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"stop\",\"done\":true,"
+        "\"prompt_eval_count\":10,\"eval_count\":10000}\n";
     return Stream{"steady state: 10,000 text lines (99.99% of events)", std::move(body)};
   }
   void end_stream(const transport::SseStreamEnd &) override {
@@ -251,8 +255,9 @@ class GeminiKernelEventSink final : public TranslatorSink<gemini::GeminiTranslat
   std::string_view name() const override { return "gemini->kernel"; }
   std::vector<Stream> corpus() const override {
     std::vector<Stream> streams = load_sse_corpus("gemini_stream_");
-    for (std::string_view name : {"gemini_stream_function_call_signature_gemini3_recorded_vercel.ndjson",
-                                  "gemini_stream_text_signature_gemini3_recorded_vercel.ndjson"}) {
+    for (std::string_view name :
+         {"gemini_stream_function_call_signature_gemini3_recorded_vercel.ndjson",
+          "gemini_stream_text_signature_gemini3_recorded_vercel.ndjson"}) {
       std::istringstream in(read_file(fs::path(AMP_VENDOR_FIXTURE_DIR) / name));
       Stream stream{std::string(name), {}};
       for (std::string line; std::getline(in, line);)
@@ -268,9 +273,10 @@ class GeminiKernelEventSink final : public TranslatorSink<gemini::GeminiTranslat
         "\"model\"}}],\"usageMetadata\": {\"promptTokenCount\": 7,\"totalTokenCount\": 7},"
         "\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n";
     for (int i = 0; i < 10'000; ++i) body += chunk;
-    body += "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \".\"}],\"role\": "
-            "\"model\"},\"finishReason\": \"STOP\"}],\"usageMetadata\": {\"promptTokenCount\": 7,"
-            "\"candidatesTokenCount\": 10001,\"totalTokenCount\": 10008}}\r\n\r\n";
+    body +=
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \".\"}],\"role\": "
+        "\"model\"},\"finishReason\": \"STOP\"}],\"usageMetadata\": {\"promptTokenCount\": 7,"
+        "\"candidatesTokenCount\": 10001,\"totalTokenCount\": 10008}}\r\n\r\n";
     return Stream{"steady state: 10,000 text chunks (99.99% of events)", std::move(body)};
   }
   void end_stream(const transport::SseStreamEnd &) override {

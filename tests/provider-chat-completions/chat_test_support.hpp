@@ -30,16 +30,21 @@ inline const std::string kDone = "data: [DONE]\n\n";
 // A chunk whose one choice has `delta` (and a finish_reason when given).
 inline std::string delta_chunk(json::object delta, std::string_view finish_reason = {}) {
   json::object choice{{"index", 0}, {"delta", std::move(delta)}};
-  choice["finish_reason"] = finish_reason.empty() ? json::value(nullptr) : json::value(finish_reason);
-  return chunk({{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"},
-                {"model", "local-model"}, {"choices", json::array{std::move(choice)}}});
+  choice["finish_reason"] =
+      finish_reason.empty() ? json::value(nullptr) : json::value(finish_reason);
+  return chunk({{"id", "chatcmpl-test"},
+                {"object", "chat.completion.chunk"},
+                {"model", "local-model"},
+                {"choices", json::array{std::move(choice)}}});
 }
 
 inline std::string usage_chunk(int prompt, int completion) {
   return chunk({{"id", "chatcmpl-test"},
                 {"choices", json::array{}},
-                {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
-                           {"total_tokens", prompt + completion}}}});
+                {"usage",
+                 {{"prompt_tokens", prompt},
+                  {"completion_tokens", completion},
+                  {"total_tokens", prompt + completion}}}});
 }
 
 // A streamed text answer in `pieces`, then finish, usage and [DONE].
@@ -64,8 +69,10 @@ inline loopback::ScriptedResponse sse_body(std::string body,
 }
 
 inline json::object chat_config(const std::string &base_url) {
-  return json::object{{"base_url", base_url + "/v1"}, {"default_model", "local-model"},
-                      {"min_retry_delay", 0.01},      {"max_retry_delay", 0.05},
+  return json::object{{"base_url", base_url + "/v1"},
+                      {"default_model", "local-model"},
+                      {"min_retry_delay", 0.01},
+                      {"max_retry_delay", 0.05},
                       {"max_retries", 2}};
 }
 

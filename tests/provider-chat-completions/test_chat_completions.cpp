@@ -30,9 +30,10 @@ Translation translate(std::string_view sse, std::size_t piece = 0) {
       [&](const json::object &event) { out.events.push_back(event); },
       [](std::string_view payload) { return amplifier::transport::map_stream_error(payload, {}); },
       [&](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-        out.events.push_back(kind == AMP_DELTA_TEXT       ? amplifier::stream::text_delta(index, text)
-                             : kind == AMP_DELTA_THINKING ? amplifier::stream::thinking_delta(index, text)
-                                                          : amplifier::stream::tool_input_delta(index, text));
+        out.events.push_back(kind == AMP_DELTA_TEXT ? amplifier::stream::text_delta(index, text)
+                             : kind == AMP_DELTA_THINKING
+                                 ? amplifier::stream::thinking_delta(index, text)
+                                 : amplifier::stream::tool_input_delta(index, text));
       });
   amplifier::transport::SseParser parser(
       [&](const amplifier::transport::SseEvent &event) { translator.on_sse_data(event.data); });
@@ -58,8 +59,9 @@ ChatConfig read_config(std::string_view json_text) {
 
 }  // namespace
 
-TEST_CASE("recorded streams: the same events and response in chunks of 1 to 16 bytes, and the "
-          "kernel's assembler agrees") {
+TEST_CASE(
+    "recorded streams: the same events and response in chunks of 1 to 16 bytes, and the "
+    "kernel's assembler agrees") {
   for (const std::string &sse :
        {fixture("openai_chat_stream_tool_call_usage_recorded.sse"),
         fixture("openai_chat_stream_parallel_tool_calls_recorded.sse"),
@@ -101,9 +103,11 @@ TEST_CASE("recorded tool call with usage; recorded parallel calls by index; Azur
   // Written with spaces: kept as the model wrote it, so it goes back the same.
   CHECK(second.extra.at("arguments") == R"({"ticker": "AAPL", "exchange": "NASDAQ"})");
 
-  const Translation azure = translate(ndjson_as_sse("azure_openai_chat_stream_recorded_vercel.ndjson"));
+  const Translation azure =
+      translate(ndjson_as_sse("azure_openai_chat_stream_recorded_vercel.ndjson"));
   REQUIRE(azure.response);
-  CHECK(std::get<amplifier::TextBlock>(azure.response->content.at(0)).text.rfind("Capital", 0) == 0);
+  CHECK(std::get<amplifier::TextBlock>(azure.response->content.at(0)).text.rfind("Capital", 0) ==
+        0);
   CHECK(azure.response->usage.has_value());
 }
 
@@ -116,7 +120,8 @@ TEST_CASE("a stream without [DONE], a mid-stream error chunk, and invalid JSON a
 
   const Translation failed = translate(
       delta_chunk({{"content", "Hi"}}) +
-      chunk({{"error", {{"message", "The model crashed"}, {"type", "server_error"}, {"code", 500}}}}));
+      chunk({{"error",
+              {{"message", "The model crashed"}, {"type", "server_error"}, {"code", 500}}}}));
   REQUIRE(failed.error);
   CHECK(failed.error->message.find("The model crashed") != std::string::npos);
 
@@ -175,8 +180,9 @@ TEST_CASE("request mapping: roles, images, tool calls and results in call order,
         json::parse(R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBOR"}})"));
   CHECK(messages[3].at("reasoning_content") == "Look first.");
   CHECK(messages[3].at("content") == "Checking.");
-  CHECK(messages[3].at("tool_calls").at(0) == json::parse(
-      R"({"id":"c1","type":"function","function":{"name":"look","arguments":"{\"x\":1}"}})"));
+  CHECK(messages[3].at("tool_calls").at(0) ==
+        json::parse(
+            R"({"id":"c1","type":"function","function":{"name":"look","arguments":"{\"x\":1}"}})"));
   CHECK(messages[3].at("tool_calls").at(1).at("function").at("arguments") == "{\"x\": 2}");
   CHECK(messages[4] == json::parse(R"({"role":"tool","tool_call_id":"c1","content":"one"})"));
   CHECK(messages[5].at("tool_call_id") == "c2");
@@ -187,8 +193,9 @@ TEST_CASE("request mapping: roles, images, tool calls and results in call order,
 
   const json::object &body = mapped.body;
   CHECK(body.at("model") == "m");
-  CHECK(body.at("tools").at(0) == json::parse(
-      R"({"type":"function","function":{"name":"look","parameters":{"type":"object"}}})"));
+  CHECK(body.at("tools").at(0) ==
+        json::parse(
+            R"({"type":"function","function":{"name":"look","parameters":{"type":"object"}}})"));
   CHECK(body.at("max_tokens") == 300);
   CHECK(body.at("stop") == json::parse(R"(["END"])"));
   CHECK(body.at("response_format") == json::parse(R"({"type":"json_object"})"));

@@ -16,31 +16,32 @@ std::string reasoning_then_call(std::string_view field, std::string_view path) {
   std::string sse = delta_chunk({{"role", "assistant"}, {"content", nullptr}});
   sse += delta_chunk({{field, "I should read "}});
   sse += delta_chunk({{field, "the file."}});
-  sse += delta_chunk({{"tool_calls", json::array{{{"index", 0}, {"id", "call_rf"},
-                                                  {"type", "function"},
-                                                  {"function", {{"name", "read_file"},
-                                                                {"arguments", ""}}}}}}});
-  sse += delta_chunk({{"tool_calls", json::array{{{"index", 0},
-                                                  {"function", {{"arguments",
-                                                                 arguments.substr(0, 7)}}}}}}});
-  sse += delta_chunk({{"tool_calls", json::array{{{"index", 0},
-                                                  {"function", {{"arguments",
-                                                                 arguments.substr(7)}}}}}}});
+  sse += delta_chunk(
+      {{"tool_calls", json::array{{{"index", 0},
+                                   {"id", "call_rf"},
+                                   {"type", "function"},
+                                   {"function", {{"name", "read_file"}, {"arguments", ""}}}}}}});
+  sse += delta_chunk(
+      {{"tool_calls",
+        json::array{{{"index", 0}, {"function", {{"arguments", arguments.substr(0, 7)}}}}}}});
+  sse += delta_chunk(
+      {{"tool_calls",
+        json::array{{{"index", 0}, {"function", {{"arguments", arguments.substr(7)}}}}}}});
   return sse + delta_chunk({}, "tool_calls") + usage_chunk(30, 12) + kDone;
 }
 
 loopback::ScriptedResponse error_response(int status, std::string_view message,
                                           loopback::HeaderList headers = {}) {
   return loopback::ScriptedResponse::json(
-      status,
-      json::serialize(json::object{{"error", {{"message", message}, {"type", "error"}}}}),
+      status, json::serialize(json::object{{"error", {{"message", message}, {"type", "error"}}}}),
       std::move(headers));
 }
 
 }  // namespace
 
-TEST_CASE("a tool loop with reasoning: the second request re-sends it in the server's field, "
-          "and the call's arguments byte for byte") {
+TEST_CASE(
+    "a tool loop with reasoning: the second request re-sends it in the server's field, "
+    "and the call's arguments byte for byte") {
   for (std::string_view field : {"reasoning_content", "reasoning"}) {
     CAPTURE(field);
     amp_test::TempDir dir("amp-chat");
@@ -48,10 +49,10 @@ TEST_CASE("a tool loop with reasoning: the second request re-sends it in the ser
     loopback::LoopbackServer server;
     server.enqueue(sse_body(reasoning_then_call(field, "notes.txt")));
     server.enqueue(sse_body(text_stream({"It says ", "alpha beta."})));
-    auto session = open_session(chat_plan(
-        chat_config(server.base_url()),
-        "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" +
-            dir.path().string() + "\"}\n"));
+    auto session =
+        open_session(chat_plan(chat_config(server.base_url()),
+                               "tools:\n  - module: tool-filesystem\n    config: {working_dir: \"" +
+                                   dir.path().string() + "\"}\n"));
     EventRecorder events(session->hooks());
     const auto result = session->execute("what do the notes say?");
     CHECK(result.status == "success");
@@ -125,8 +126,9 @@ TEST_CASE("429 with retry-after is retried after the wait; 401 is authentication
   }
 }
 
-TEST_CASE("a server that refuses stream_options is asked again without it; the degradation is "
-          "recorded") {
+TEST_CASE(
+    "a server that refuses stream_options is asked again without it; the degradation is "
+    "recorded") {
   loopback::LoopbackServer server;
   server.enqueue(error_response(400, "Unrecognized request argument supplied: stream_options"));
   server.enqueue(sse_body(text_stream({"fine"})));
@@ -141,8 +143,9 @@ TEST_CASE("a server that refuses stream_options is asked again without it; the d
   CHECK(!request_body(server.requests()[1]).contains("stream_options"));
 }
 
-TEST_CASE("a mid-stream error chunk after content, and a stream cut before [DONE]: typed "
-          "errors, not retried") {
+TEST_CASE(
+    "a mid-stream error chunk after content, and a stream cut before [DONE]: typed "
+    "errors, not retried") {
   {
     loopback::LoopbackServer server;
     server.set_default_response(sse_body(

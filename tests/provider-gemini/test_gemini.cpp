@@ -76,18 +76,18 @@ json::value content_of(const amplifier::ChatResponse &response) {
   return amplifier::to_json(response).at("content");
 }
 
-gemini::GeminiConfig read_config(std::string_view text,
-                                 const amplifier::provider::EnvLookup &env = [](std::string_view) {
-                                   return std::optional<std::string>();
-                                 }) {
+gemini::GeminiConfig read_config(
+    std::string_view text, const amplifier::provider::EnvLookup &env = [](std::string_view) {
+      return std::optional<std::string>();
+    }) {
   ms::ConfigReader reader(text, "provider-gemini config");
   return gemini::GeminiConfig::read(reader, env);
 }
 
 json::object gemini_config(const std::string &base_url) {
-  return json::object{{"base_url", base_url},        {"api_key", "gm-test-key"},
+  return json::object{{"base_url", base_url},           {"api_key", "gm-test-key"},
                       {"default_model", "gemini-test"}, {"min_retry_delay", 0.01},
-                      {"max_retry_delay", 0.05},     {"max_retries", 2}};
+                      {"max_retry_delay", 0.05},        {"max_retries", 2}};
 }
 
 std::string plan(const json::object &config) {
@@ -105,14 +105,16 @@ json::object body_of(const loopback::RecordedRequest &request) {
   return json::parse(request.body).as_object();
 }
 
-loopback::ScriptedResponse sse_body(std::string body, std::vector<std::size_t> pieces = {5, 17, 3}) {
+loopback::ScriptedResponse sse_body(std::string body,
+                                    std::vector<std::size_t> pieces = {5, 17, 3}) {
   return loopback::ScriptedResponse::sse(std::move(body), std::move(pieces));
 }
 
 }  // namespace
 
-TEST_CASE("recorded streams: the same events and response in chunks of 1 to 16 bytes, and the "
-          "kernel's assembler agrees") {
+TEST_CASE(
+    "recorded streams: the same events and response in chunks of 1 to 16 bytes, and the "
+    "kernel's assembler agrees") {
   for (const std::string &sse :
        {fixture("gemini_stream_text_recorded_firebase.sse"),
         fixture("gemini_stream_thought_text_recorded_firebase.sse"),
@@ -133,8 +135,9 @@ TEST_CASE("recorded streams: the same events and response in chunks of 1 to 16 b
   }
 }
 
-TEST_CASE("thought parts become thinking; the signature rides on the part it came with; usage "
-          "is the last value") {
+TEST_CASE(
+    "thought parts become thinking; the signature rides on the part it came with; usage "
+    "is the last value") {
   const Translation t =
       translate(fixture("gemini_stream_thought_function_call_signature_recorded_firebase.sse"));
   REQUIRE(t.response);
@@ -164,15 +167,17 @@ TEST_CASE("thought parts become thinking; the signature rides on the part it cam
   CHECK(signed_part.extra.at("thought_signature").as_string().starts_with("EpAICo0IAb4"));
 }
 
-TEST_CASE("a blocked prompt is a content_filter error; a SAFETY stop is finish_reason "
-          "content_filter; a stream without a finishReason is an error") {
-  const Translation blocked = translate(fixture("gemini_stream_prompt_blocked_safety_recorded_firebase.sse"));
+TEST_CASE(
+    "a blocked prompt is a content_filter error; a SAFETY stop is finish_reason "
+    "content_filter; a stream without a finishReason is an error") {
+  const Translation blocked =
+      translate(fixture("gemini_stream_prompt_blocked_safety_recorded_firebase.sse"));
   REQUIRE(blocked.error);
   CHECK(blocked.error->kind == amplifier::ErrorKind::content_filter);
   CHECK(blocked.error->message.find("SAFETY") != std::string::npos);
 
-  const Translation safety =
-      translate(sse_of(fixture_json("gemini_response_finish_reason_safety_recorded_generative-ai-js.json")));
+  const Translation safety = translate(
+      sse_of(fixture_json("gemini_response_finish_reason_safety_recorded_generative-ai-js.json")));
   REQUIRE(safety.response);
   CHECK(safety.response->finish_reason == "content_filter");
 
@@ -183,12 +188,14 @@ TEST_CASE("a blocked prompt is a content_filter error; a SAFETY stop is finish_r
   CHECK(truncated.error->kind == amplifier::ErrorKind::stream);
 }
 
-TEST_CASE("request mapping: systemInstruction, roles, results of one turn in one content, "
-          "signatures back on exactly their parts, schemas converted with degradations") {
+TEST_CASE(
+    "request mapping: systemInstruction, roles, results of one turn in one content, "
+    "signatures back on exactly their parts, schemas converted with degradations") {
   const gemini::GeminiConfig config = read_config(R"({"api_key":"k","thinking_budget":1024,
                                                       "include_thoughts":true})");
   // The recorded parallel-call response, then both results (given in reverse order).
-  const json::object recorded = fixture_json("gemini_response_parallel_function_calls_signature_recorded.json");
+  const json::object recorded =
+      fixture_json("gemini_response_parallel_function_calls_signature_recorded.json");
   const Translation t = translate(sse_of(recorded));
   REQUIRE(t.response);
   json::object assistant{{"role", "assistant"}, {"content", content_of(*t.response)}};
@@ -204,8 +211,8 @@ TEST_CASE("request mapping: systemInstruction, roles, results of one turn in one
                {"name":"beep","parameters":{"type":"object","properties":{}}}]})");
   json::object with_turns = request.as_object();
   with_turns["messages"].as_array().push_back(assistant);
-  with_turns["messages"].as_array().push_back(json::object{
-      {"role", "tool"}, {"tool_call_id", calls[1].id}, {"content", "beeped"}});
+  with_turns["messages"].as_array().push_back(
+      json::object{{"role", "tool"}, {"tool_call_id", calls[1].id}, {"content", "beeped"}});
   with_turns["messages"].as_array().push_back(json::object{
       {"role", "tool"}, {"tool_call_id", calls[0].id}, {"content", R"({"printed":true})"}});
   const gemini::MappedRequest mapped =
@@ -233,8 +240,9 @@ TEST_CASE("request mapping: systemInstruction, roles, results of one turn in one
         json::parse(R"({"thinkingBudget":1024,"includeThoughts":true})"));
 }
 
-TEST_CASE("a tool loop through a session: the second request carries the thought part and the "
-          "signed call byte for byte, the result in a user content") {
+TEST_CASE(
+    "a tool loop through a session: the second request carries the thought part and the "
+    "signed call byte for byte, the result in a user content") {
   const std::string first =
       fixture("gemini_stream_thought_function_call_signature_recorded_firebase.sse");
   loopback::LoopbackServer server;
@@ -269,8 +277,9 @@ TEST_CASE("a tool loop through a session: the second request carries the thought
   CHECK(contents[2].at("parts").at(0).at("functionResponse").at("name") == "now");
 }
 
-TEST_CASE("errors: an invalid key is authentication with the key redacted; RetryInfo is "
-          "honoured; a 404 stream error") {
+TEST_CASE(
+    "errors: an invalid key is authentication with the key redacted; RetryInfo is "
+    "honoured; a 404 stream error") {
   {
     loopback::LoopbackServer server;
     server.set_default_response(loopback::ScriptedResponse::json(
@@ -306,7 +315,8 @@ TEST_CASE("errors: an invalid key is authentication with the key redacted; Retry
 
 TEST_CASE("the recorded blocked prompt through a session: a content_filter error") {
   loopback::LoopbackServer server;
-  server.set_default_response(sse_body(fixture("gemini_stream_prompt_blocked_safety_recorded_firebase.sse")));
+  server.set_default_response(
+      sse_body(fixture("gemini_stream_prompt_blocked_safety_recorded_firebase.sse")));
   auto session = open_session(plan(gemini_config(server.base_url())));
   auto call = amp_test::complete(*session, "provider-gemini", user_request("..."));
   REQUIRE(call->wait_finished());
@@ -318,8 +328,9 @@ TEST_CASE("the recorded blocked prompt through a session: a content_filter error
 TEST_CASE("an error object mid-stream after content is a typed error, not retried") {
   std::string sse = fixture("gemini_stream_text_recorded_firebase.sse");
   sse.resize(sse.rfind("data:"));
-  sse += sse_of(json::object{{"error", {{"code", 503}, {"message", "The model is overloaded."},
-                                        {"status", "UNAVAILABLE"}}}});
+  sse += sse_of(json::object{
+      {"error",
+       {{"code", 503}, {"message", "The model is overloaded."}, {"status", "UNAVAILABLE"}}}});
   loopback::LoopbackServer server;
   server.set_default_response(sse_body(sse));
   auto session = open_session(plan(gemini_config(server.base_url())));
@@ -334,13 +345,16 @@ TEST_CASE("an error object mid-stream after content is a typed error, not retrie
 TEST_CASE("UTF-8 split across one-byte chunks, CRLF framing") {
   std::string sse;
   for (std::string_view piece : {"Grüße, ", "世界 ", "🙂"})
-    sse += sse_of(json::object{{"candidates", json::array{{{"content", {{"role", "model"},
-                                                           {"parts", json::array{{{"text", piece}}}}}}}}}});
-  sse += sse_of(json::object{{"candidates", json::array{{{"content", {{"role", "model"},
-                                                         {"parts", json::array{{{"text", "!"}}}}}},
-                                                       {"finishReason", "STOP"}}}},
-                             {"usageMetadata", {{"promptTokenCount", 3}, {"candidatesTokenCount", 4},
-                                                {"totalTokenCount", 7}}}});
+    sse += sse_of(json::object{
+        {"candidates",
+         json::array{
+             {{"content", {{"role", "model"}, {"parts", json::array{{{"text", piece}}}}}}}}}});
+  sse += sse_of(json::object{
+      {"candidates",
+       json::array{{{"content", {{"role", "model"}, {"parts", json::array{{{"text", "!"}}}}}},
+                    {"finishReason", "STOP"}}}},
+      {"usageMetadata",
+       {{"promptTokenCount", 3}, {"candidatesTokenCount", 4}, {"totalTokenCount", 7}}}});
   loopback::LoopbackServer server;
   server.enqueue(sse_body(sse, {1}));
   auto session = open_session(plan(gemini_config(server.base_url())));
@@ -360,10 +374,12 @@ TEST_CASE("config: GEMINI_API_KEY, then GOOGLE_API_KEY; list_models pages") {
   CHECK(read_config(R"({"api_key":"c"})", env({{"GEMINI_API_KEY", "m"}})).api_key == "c");
 
   loopback::LoopbackServer server;
-  server.enqueue(loopback::ScriptedResponse::json(200, R"({"models":[{"name":"models/gemini-2.5-pro",
+  server.enqueue(
+      loopback::ScriptedResponse::json(200, R"({"models":[{"name":"models/gemini-2.5-pro",
       "displayName":"Gemini 2.5 Pro","inputTokenLimit":1048576,"outputTokenLimit":65536}],
       "nextPageToken":"p/2"})"));
-  server.enqueue(loopback::ScriptedResponse::json(200, R"({"models":[{"name":"models/gemini-2.5-flash"}]})"));
+  server.enqueue(
+      loopback::ScriptedResponse::json(200, R"({"models":[{"name":"models/gemini-2.5-flash"}]})"));
   auto session = open_session(plan(gemini_config(server.base_url())));
   const auto *provider = session->coordinator().provider("provider-gemini");
   REQUIRE(provider);

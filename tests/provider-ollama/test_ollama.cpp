@@ -22,16 +22,21 @@ namespace {
 
 // One /api/chat line.
 std::string line(const json::object &message, bool done = false, json::object extra = {}) {
-  json::object out{{"model", "qwen3"}, {"created_at", "2025-07-07T20:22:19Z"},
-                   {"message", message}, {"done", done}};
+  json::object out{{"model", "qwen3"},
+                   {"created_at", "2025-07-07T20:22:19Z"},
+                   {"message", message},
+                   {"done", done}};
   for (auto &field : extra) out[field.key()] = field.value();
   return json::serialize(out) + "\n";
 }
 
 std::string done_line(std::string_view reason = "stop") {
   return line({{"role", "assistant"}, {"content", ""}}, true,
-              {{"done_reason", reason}, {"prompt_eval_count", 20}, {"eval_count", 7},
-               {"total_duration", 5000000}, {"eval_duration", 3000000}});
+              {{"done_reason", reason},
+               {"prompt_eval_count", 20},
+               {"eval_count", 7},
+               {"total_duration", 5000000},
+               {"eval_duration", 3000000}});
 }
 
 std::string text_lines(const std::vector<std::string> &pieces) {
@@ -45,8 +50,10 @@ loopback::ScriptedResponse ndjson(std::string body, std::vector<std::size_t> pie
 }
 
 json::object ollama_config(const std::string &base_url) {
-  return json::object{{"host", base_url},          {"default_model", "qwen3"},
-                      {"min_retry_delay", 0.01},   {"max_retry_delay", 0.05},
+  return json::object{{"host", base_url},
+                      {"default_model", "qwen3"},
+                      {"min_retry_delay", 0.01},
+                      {"max_retry_delay", 0.05},
                       {"max_retries", 2}};
 }
 
@@ -72,9 +79,10 @@ std::vector<loopback::RecordedRequest> chats(const loopback::LoopbackServer &ser
 // What /api/show answers at mount: the default model's architecture and context length.
 loopback::ScriptedResponse show(std::string_view architecture, int context_length) {
   return loopback::ScriptedResponse::json(
-      200, json::serialize(json::object{
-               {"model_info", {{"general.architecture", architecture},
-                               {std::string(architecture) + ".context_length", context_length}}}}));
+      200, json::serialize(
+               json::object{{"model_info",
+                             {{"general.architecture", architecture},
+                              {std::string(architecture) + ".context_length", context_length}}}}));
 }
 
 json::object body_of(const loopback::RecordedRequest &request) {
@@ -107,12 +115,14 @@ TEST_CASE("the recorded docs stream: text, usage from the done line, durations i
   const json::object body = body_of(sent);
   CHECK(body.at("model") == "qwen3");
   CHECK(body.at("stream") == true);
-  CHECK(body.at("messages").at(0) == json::parse(R"({"role":"user","content":"why is the sky blue?"})"));
+  CHECK(body.at("messages").at(0) ==
+        json::parse(R"({"role":"user","content":"why is the sky blue?"})"));
   CHECK(!body.contains("think"));
 }
 
-TEST_CASE("a tool loop with thinking: the recorded call without an id gets a stable one; the "
-          "second request sends thinking back, arguments as an object, tool_name on the result") {
+TEST_CASE(
+    "a tool loop with thinking: the recorded call without an id gets a stable one; the "
+    "second request sends thinking back, arguments as an object, tool_name on the result") {
   TempDir dir("amp-ollama");
   write_file(dir / "notes.txt", "gamma delta\n");
   loopback::LoopbackServer server;
@@ -120,10 +130,12 @@ TEST_CASE("a tool loop with thinking: the recorded call without an id gets a sta
   // Thinking, then the docs' tool-call lines with the call renamed to a mounted tool.
   std::string first = line({{"role", "assistant"}, {"content", ""}, {"thinking", "I will "}});
   first += line({{"role", "assistant"}, {"content", ""}, {"thinking", "read it."}});
-  first += line({{"role", "assistant"},
-                 {"content", ""},
-                 {"tool_calls", json::array{{{"function", {{"name", "read_file"},
-                                                            {"arguments", {{"path", "notes.txt"}}}}}}}}});
+  first +=
+      line({{"role", "assistant"},
+            {"content", ""},
+            {"tool_calls",
+             json::array{{{"function",
+                           {{"name", "read_file"}, {"arguments", {{"path", "notes.txt"}}}}}}}}});
   first += done_line();
   server.enqueue(ndjson(first));
   server.enqueue(ndjson(text_lines({"The notes say ", "gamma delta."})));
@@ -177,11 +189,13 @@ TEST_CASE("the recorded tool-call lines: a call without id, finish_reason tool_c
 TEST_CASE("parallel calls in one line, with and without ids: results go back in call order") {
   loopback::LoopbackServer server;
   server.enqueue(show("qwen3", 40960));
-  std::string first = line({{"role", "assistant"}, {"content", ""},
-                            {"tool_calls", json::array{
-                                {{"id", "call_srv_a"}, {"function", {{"index", 0}, {"name", "alpha"},
-                                                                     {"arguments", {{"n", 1}}}}}},
-                                {{"function", {{"name", "beta"}, {"arguments", json::object{}}}}}}}});
+  std::string first = line(
+      {{"role", "assistant"},
+       {"content", ""},
+       {"tool_calls",
+        json::array{{{"id", "call_srv_a"},
+                     {"function", {{"index", 0}, {"name", "alpha"}, {"arguments", {{"n", 1}}}}}},
+                    {{"function", {{"name", "beta"}, {"arguments", json::object{}}}}}}}});
   server.enqueue(ndjson(first + done_line()));
   server.enqueue(ndjson(text_lines({"done"})));
   auto session = open_session(plan(ollama_config(server.base_url())));
@@ -204,8 +218,9 @@ TEST_CASE("UTF-8 split across one-byte pieces arrives whole") {
   CHECK(session->execute("hi").response == "Grüße, 世界 🙂");
 }
 
-TEST_CASE("errors: a bare error line mid-stream, a stream cut before its done line, a 404 "
-          "naming the model") {
+TEST_CASE(
+    "errors: a bare error line mid-stream, a stream cut before its done line, a 404 "
+    "naming the model") {
   {
     // The recorded error line, after content this time.
     std::string body = text_lines({"Yes"});
@@ -254,8 +269,10 @@ TEST_CASE("auto_pull: a missing model is pulled with progress events, then the c
   server.enqueue(loopback::ScriptedResponse::json(404, R"({"error":"model \"qwen3\" not found"})"));
   std::string progress = "{\"status\":\"pulling manifest\"}\n";
   for (int done = 0; done <= 100; done += 10)
-    progress += "{\"status\":\"pulling abc123\",\"digest\":\"sha256:abc123\",\"total\":1000,"
-                "\"completed\":" + std::to_string(done * 10) + "}\n";
+    progress +=
+        "{\"status\":\"pulling abc123\",\"digest\":\"sha256:abc123\",\"total\":1000,"
+        "\"completed\":" +
+        std::to_string(done * 10) + "}\n";
   progress += "{\"status\":\"success\"}\n";
   server.enqueue(ndjson(progress));
   server.enqueue(ndjson(text_lines({"Ready."})));
@@ -292,7 +309,8 @@ TEST_CASE("429 is retried; hosted Ollama's 401 is authentication with the Bearer
   }
   {
     loopback::LoopbackServer server;
-    server.set_default_response(loopback::ScriptedResponse::json(401, R"({"error":"unauthorized"})"));
+    server.set_default_response(
+        loopback::ScriptedResponse::json(401, R"({"error":"unauthorized"})"));
     json::object config = ollama_config(server.base_url());
     config["api_key"] = "hosted-key";
     auto session = open_session(plan(config));
@@ -304,8 +322,9 @@ TEST_CASE("429 is retried; hosted Ollama's 401 is authentication with the Bearer
   }
 }
 
-TEST_CASE("the default model's context window from /api/show reaches ProviderInfo; "
-          "list_models reports each model's") {
+TEST_CASE(
+    "the default model's context window from /api/show reaches ProviderInfo; "
+    "list_models reports each model's") {
   loopback::LoopbackServer server;
   server.enqueue(show("qwen3", 40960));  // asked once, at mount
   server.enqueue(loopback::ScriptedResponse::json(

@@ -20,10 +20,9 @@ using amplifier::KernelException;
 namespace {
 
 // Fields a server may not know, which the request can do without (recorded as degraded).
-constexpr std::array kOptionalFields = {std::string_view("stream_options"),
-                                        std::string_view("response_format"),
-                                        std::string_view("reasoning_effort"),
-                                        std::string_view("tool_choice")};
+constexpr std::array kOptionalFields = {
+    std::string_view("stream_options"), std::string_view("response_format"),
+    std::string_view("reasoning_effort"), std::string_view("tool_choice")};
 
 transport::ErrorMappingOptions error_options(std::string_view model) {
   transport::ErrorMappingOptions options;
@@ -45,11 +44,11 @@ transport::Headers headers_for(const ChatConfig &config, bool stream) {
 
 ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const ChatConfig> config,
                    MappedChat mapped, std::optional<double> request_timeout_seconds)
-    : HttpProviderCall(provider::CallIdentity{host, id, std::string(kModuleId), mapped.model,
-                                              config->raw, config->api_key},
-                       provider::WireRequest{config->base_url + "/chat/completions",
-                                             headers_for(*config, mapped.stream), mapped.stream,
-                                             false}),
+    : HttpProviderCall(
+          provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
+                                 config->api_key},
+          provider::WireRequest{config->base_url + "/chat/completions",
+                                headers_for(*config, mapped.stream), mapped.stream, false}),
       config_(std::move(config)),
       mapped_(std::move(mapped)),
       request_timeout_seconds_(request_timeout_seconds) {}
@@ -64,7 +63,8 @@ void ChatCall::start(transport::HttpClient &client, provider::CallTable::DoneFn 
 
 transport::CallSpec ChatCall::spec() const {
   transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts = provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
+  spec.request.timeouts =
+      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
   spec.errors = error_options(mapped_.model);
   return spec;

@@ -32,9 +32,9 @@ std::shared_ptr<const ChatConfig> read_config(const amp::sdk::Host &host,
 
 json::array config_fields(const ChatConfig &config) {
   json::array fields;
-  json::object base_url = provider::config_field(
-      "base_url", "Base URL", "text", "The server's API root, including /v1",
-      json::string(config.base_url));
+  json::object base_url =
+      provider::config_field("base_url", "Base URL", "text", "The server's API root, including /v1",
+                             json::string(config.base_url));
   base_url["required"] = true;
   fields.push_back(std::move(base_url));
   fields.push_back(provider::config_field("api_key", "API key", "secret",
@@ -102,16 +102,14 @@ void ChatProvider::complete(amp_call_id call, std::string_view request_json) {
         KernelError::make(ErrorKind::configuration,
                           "no model to send: name one in the request or set default_model"),
         AMP_ERROR);
-  auto chat_call = std::make_shared<ChatCall>(host(), call, config_, std::move(mapped),
-                                              request.timeout);
+  auto chat_call =
+      std::make_shared<ChatCall>(host(), call, config_, std::move(mapped), request.timeout);
   calls_.start(call, chat_call, [&](provider::CallTable::DoneFn done) {
     chat_call->start(calls_.http(), std::move(done));
   });
 }
 
-void ChatProvider::cancel(amp_call_id call, amp_cancel_level level) {
-  calls_.cancel(call, level);
-}
+void ChatProvider::cancel(amp_call_id call, amp_cancel_level level) { calls_.cancel(call, level); }
 
 std::string ChatProvider::list_models() {
   transport::CallSpec spec;
@@ -135,8 +133,8 @@ std::string ChatProvider::list_models() {
     if (!item.is_object()) continue;
     const std::string_view id = amplifier::module_support::string_at(item.get_object(), "id");
     if (!id.empty())
-      models.push_back(json::object{{"id", id}, {"display_name", id},
-                                    {"capabilities", json::array{"tools", "streaming"}}});
+      models.push_back(json::object{
+          {"id", id}, {"display_name", id}, {"capabilities", json::array{"tools", "streaming"}}});
   }
   return json::serialize(models);
 }

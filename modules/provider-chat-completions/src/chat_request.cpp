@@ -14,8 +14,8 @@ using amplifier::Message;
 using amplifier::Role;
 using amplifier::module_support::string_at;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::ToolResultSequencer;
 using amplifier::provider::tool_output_text;
+using amplifier::provider::ToolResultSequencer;
 
 namespace {
 
@@ -140,8 +140,8 @@ class MessageMapper {
   static json::object function_call(const amplifier::ToolCallBlock &call) {
     // The arguments as the model wrote them when they were kept, else the input as JSON text.
     const json::value *raw = call.extra.if_contains("arguments");
-    std::string arguments = raw && raw->is_string() ? std::string(raw->get_string())
-                                                    : json::serialize(call.input);
+    std::string arguments =
+        raw && raw->is_string() ? std::string(raw->get_string()) : json::serialize(call.input);
     return json::object{
         {"id", call.id},
         {"type", "function"},

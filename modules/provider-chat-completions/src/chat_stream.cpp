@@ -76,8 +76,7 @@ void ChatTranslator::on_chunk(const json::object &chunk) {
     // One answer is asked for: a server that sends more choices has the rest ignored.
     if (!object || count_at(*object, "index").value_or(0) != 0) continue;
     if (const json::object *delta = object_at(*object, "delta")) on_delta(*delta);
-    if (auto reason = string_at(*object, "finish_reason"); !reason.empty())
-      finish_reason_ = reason;
+    if (auto reason = string_at(*object, "finish_reason"); !reason.empty()) finish_reason_ = reason;
   }
 }
 
@@ -118,7 +117,8 @@ void ChatTranslator::text(std::string_view text, bool refusal) {
 void ChatTranslator::tool_fragment(const json::object &fragment, std::size_t position) {
   // The index tells parallel calls apart; servers that leave it out send one call per
   // fragment position.
-  const std::int64_t key = count_at(fragment, "index").value_or(static_cast<std::int64_t>(position));
+  const std::int64_t key =
+      count_at(fragment, "index").value_or(static_cast<std::int64_t>(position));
   const json::object *function = object_at(fragment, "function");
   auto it = tool_calls_.find(key);
   if (it == tool_calls_.end()) {
@@ -171,9 +171,8 @@ amplifier::ContentBlock ChatTranslator::tool_block(ToolCall &call) const {
       block.extra["arguments"] = call.arguments;
   } else {
     block.extra["arguments"] = call.arguments;
-    block.extra["arguments_error"] =
-        ec ? "the arguments are not valid JSON (" + ec.message() + ")"
-           : std::string("the arguments are JSON but not an object");
+    block.extra["arguments_error"] = ec ? "the arguments are not valid JSON (" + ec.message() + ")"
+                                        : std::string("the arguments are JSON but not an object");
   }
   return block;
 }

@@ -83,7 +83,7 @@ class ChatTranslator {
   std::string open_text_;
   std::string reasoning_field_;
   bool refusal_ = false;
-  std::map<std::int64_t, ToolCall> tool_calls_;  // by the server's tool-call index
+  std::map<std::int64_t, ToolCall> tool_calls_;            // by the server's tool-call index
   std::map<std::size_t, amplifier::ContentBlock> blocks_;  // ended, by our index
   std::size_t next_index_ = 0;
 

@@ -24,10 +24,14 @@ namespace {
 
 amp_log_level host_level(transport::LogLevel level) {
   switch (level) {
-    case transport::LogLevel::debug: return AMP_LOG_DEBUG;
-    case transport::LogLevel::info: return AMP_LOG_INFO;
-    case transport::LogLevel::warning: return AMP_LOG_WARNING;
-    case transport::LogLevel::error: break;
+    case transport::LogLevel::debug:
+      return AMP_LOG_DEBUG;
+    case transport::LogLevel::info:
+      return AMP_LOG_INFO;
+    case transport::LogLevel::warning:
+      return AMP_LOG_WARNING;
+    case transport::LogLevel::error:
+      break;
   }
   return AMP_LOG_ERROR;
 }

@@ -30,9 +30,9 @@ void HttpProviderCall::announce(const json::object &body, std::string_view items
                                 CallTable::DoneFn on_done) {
   on_done_ = std::move(on_done);
   if (identity_.host.has_hook_handlers(kLlmRequest)) {  // else nobody to build the payload for
-    const RequestSummary summary{identity_.provider,          identity_.model,
-                                 wire_.stream,                array_size(body, items_key),
-                                 array_size(body, "tools"),   wire_.reasoning};
+    const RequestSummary summary{
+        identity_.provider,          identity_.model,           wire_.stream,
+        array_size(body, items_key), array_size(body, "tools"), wire_.reasoning};
     notify_or_warn(identity_.host, kLlmRequest,
                    llm_request_payload(summary, identity_.raw, wire_.url, wire_.headers, body,
                                        identity_.secret));
@@ -67,8 +67,8 @@ void HttpProviderCall::start_exchange(transport::HttpClient &client, transport::
   handlers.on_complete = [self](transport::CallResult result) {
     self->on_complete(std::move(result));
   };
-  transport::CancelHandle handle = transport::start_call(client, std::move(spec),
-                                                         std::move(handlers));
+  transport::CancelHandle handle =
+      transport::start_call(client, std::move(spec), std::move(handlers));
   bool cancel_at_once = false;
   {
     std::lock_guard lock(cancel_mutex_);
@@ -121,8 +121,7 @@ void HttpProviderCall::finish_error(amplifier::KernelError error, int status) {
   if (!error.provider) error.provider = identity_.provider;
   if (!error.model) error.model = identity_.model;
   report_response(status, nullptr, &error);
-  const amp_status code =
-      error.kind == amplifier::ErrorKind::cancelled ? AMP_CANCELLED : AMP_ERROR;
+  const amp_status code = error.kind == amplifier::ErrorKind::cancelled ? AMP_CANCELLED : AMP_ERROR;
   identity_.host.call_finish(identity_.id, code, json::serialize(amplifier::to_json(error)));
   if (on_done_) on_done_(identity_.id);
 }
@@ -132,8 +131,8 @@ void HttpProviderCall::report_response(int status, const amplifier::ChatResponse
   if (!identity_.host.has_hook_handlers(kLlmResponse)) return;
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_at_);
-  const ResponseSummary summary{identity_.provider, identity_.model, status,
-                                elapsed,            response,        error};
+  const ResponseSummary summary{
+      identity_.provider, identity_.model, status, elapsed, response, error};
   json::value raw_body;
   if (identity_.raw) {
     if (wire_.stream || raw_events_.size() > 1)

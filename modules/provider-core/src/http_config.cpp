@@ -92,9 +92,8 @@ transport::HttpClientOptions client_options(const HttpConfig &config, transport:
   return options;
 }
 
-json::object config_field(std::string_view id, std::string_view display_name,
-                          std::string_view type, std::string_view prompt,
-                          json::value default_value) {
+json::object config_field(std::string_view id, std::string_view display_name, std::string_view type,
+                          std::string_view prompt, json::value default_value) {
   json::object out{{"id", id},
                    {"display_name", display_name},
                    {"field_type", type},
@@ -108,8 +107,8 @@ void append_http_config_fields(const HttpConfig &config, json::array &fields) {
   fields.push_back(config_field("timeout", "Timeout (s)", "text",
                                 "Longest wait for a response or between streamed chunks",
                                 seconds_of(config.timeout)));
-  fields.push_back(config_field("max_retries", "Max retries", "text",
-                                "Retries of a failed request", config.max_retries));
+  fields.push_back(config_field("max_retries", "Max retries", "text", "Retries of a failed request",
+                                config.max_retries));
   fields.push_back(config_field("min_retry_delay", "Min retry delay (s)", "text",
                                 "First backoff delay", seconds_of(config.min_retry_delay)));
   fields.push_back(config_field("max_retry_delay", "Max retry delay (s)", "text",

@@ -63,12 +63,11 @@ void refine_error(const GeminiConfig &config, KernelError &error) {
 GeminiCall::GeminiCall(amp::sdk::Host host, amp_call_id id,
                        std::shared_ptr<const GeminiConfig> config, MappedRequest mapped,
                        std::optional<double> request_timeout_seconds)
-    : HttpProviderCall(
-          provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
-                                 config->api_key},
-          provider::WireRequest{generate_url(*config, mapped.model, mapped.stream),
-                                headers_for(*config, mapped.stream), mapped.stream,
-                                mapped.thinking}),
+    : HttpProviderCall(provider::CallIdentity{host, id, std::string(kModuleId), mapped.model,
+                                              config->raw, config->api_key},
+                       provider::WireRequest{generate_url(*config, mapped.model, mapped.stream),
+                                             headers_for(*config, mapped.stream), mapped.stream,
+                                             mapped.thinking}),
       config_(std::move(config)),
       mapped_(std::move(mapped)),
       request_timeout_seconds_(request_timeout_seconds) {}
@@ -82,7 +81,8 @@ void GeminiCall::start(transport::HttpClient &client, provider::CallTable::DoneF
 
 transport::CallSpec GeminiCall::spec() const {
   transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts = provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
+  spec.request.timeouts =
+      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
   spec.errors = error_options(mapped_.model);
   return spec;

@@ -49,7 +49,8 @@ json::array config_fields(const GeminiConfig &config) {
                                           json::string(config.default_model)));
   fields.push_back(provider::config_field("max_tokens", "Max output tokens", "text",
                                           "maxOutputTokens when a request sets no limit"));
-  fields.push_back(provider::config_field("temperature", "Temperature", "text", "Sampling temperature"));
+  fields.push_back(
+      provider::config_field("temperature", "Temperature", "text", "Sampling temperature"));
   fields.push_back(provider::config_field("thinking_budget", "Thinking budget", "text",
                                           "Tokens the model may think (-1 dynamic, 0 off)"));
   fields.push_back(provider::config_field("include_thoughts", "Include thoughts", "boolean",
@@ -131,11 +132,11 @@ std::string GeminiProvider::list_models() {
   do {  // the listing is paged
     transport::CallSpec spec;
     spec.request.method = "GET";
-    spec.request.url = config_->base_url + "/v1beta/models?pageSize=1000" +
-                       (page_token.empty() ? ""
-                                           : "&pageToken=" + boost::urls::encode(
-                                                                 page_token,
-                                                                 boost::urls::unreserved_chars));
+    spec.request.url =
+        config_->base_url + "/v1beta/models?pageSize=1000" +
+        (page_token.empty()
+             ? ""
+             : "&pageToken=" + boost::urls::encode(page_token, boost::urls::unreserved_chars));
     spec.request.headers = key_header(*config_);
     spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, false);
     spec.format = transport::BodyFormat::whole;

@@ -16,8 +16,8 @@ using amplifier::Message;
 using amplifier::Role;
 using amplifier::module_support::string_at;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::ToolResultSequencer;
 using amplifier::provider::tool_output_text;
+using amplifier::provider::ToolResultSequencer;
 
 namespace {
 
@@ -92,7 +92,8 @@ class ContentMapper {
       }
     }
     close_tool_calls();
-    if (!parts.empty()) contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
+    if (!parts.empty())
+      contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
   }
 
   void add_model(const Message &message) {
@@ -106,7 +107,8 @@ class ContentMapper {
           json::object part{{"text", t->text}};
           sign(part, t->extra);
           // An empty text part matters only when it carries a signature.
-          if (!t->text.empty() || part.contains("thoughtSignature")) parts.push_back(std::move(part));
+          if (!t->text.empty() || part.contains("thoughtSignature"))
+            parts.push_back(std::move(part));
         } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
           if (string_at(th->extra, "reasoning_field") != kReasoningField) {
             degradations_.note("thinking_block",
@@ -153,15 +155,16 @@ class ContentMapper {
       parts.push_back(json::object{
           {"functionResponse", json::object{{"name", result.tool_name},
                                             {"response", response_object(result.output)}}}});
-    if (!parts.empty()) contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
+    if (!parts.empty())
+      contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
   }
 
   void drop_block(const ContentBlock &block, std::string_view role) {
     const std::string type(amplifier::block_type(block));
-    degradations_.note(type + "_block",
-                       "a " + type + " block in a " + std::string(role) +
-                           " message has no Gemini equivalent",
-                       "the block was left out");
+    degradations_.note(
+        type + "_block",
+        "a " + type + " block in a " + std::string(role) + " message has no Gemini equivalent",
+        "the block was left out");
   }
 
   DegradationLog &degradations_;
@@ -175,7 +178,8 @@ json::object declaration(const amplifier::ToolSpec &spec, DegradationLog &degrad
     function["parameters"] = std::move(converted.schema);
     if (!converted.dropped.empty()) {
       std::string keywords;
-      for (const auto &keyword : converted.dropped) keywords += (keywords.empty() ? "" : ", ") + keyword;
+      for (const auto &keyword : converted.dropped)
+        keywords += (keywords.empty() ? "" : ", ") + keyword;
       degradations.note("tool_schema",
                         "tool '" + spec.name + "': Gemini's schema has no " + keywords,
                         "those keywords were left out of the declaration");
@@ -254,7 +258,8 @@ MappedRequest map_request(const amplifier::ChatRequest &request, const GeminiCon
   if (request.response_format && request.response_format->is_object()) {
     const json::object &format = request.response_format->get_object();
     const std::string_view type = string_at(format, "type");
-    if (type == "json_object" || type == "json_schema") generation["responseMimeType"] = "application/json";
+    if (type == "json_object" || type == "json_schema")
+      generation["responseMimeType"] = "application/json";
     const json::value *nested = format.if_contains("json_schema");
     const json::object &holder = nested && nested->is_object() ? nested->get_object() : format;
     if (const json::value *schema = holder.if_contains("schema"); schema && schema->is_object())

@@ -11,15 +11,17 @@ namespace {
 
 // Gemini's Schema fields (ai.google.dev API reference, "Schema").
 constexpr std::array kKnown = {
-    std::string_view("type"),        std::string_view("format"),   std::string_view("title"),
-    std::string_view("description"), std::string_view("nullable"), std::string_view("enum"),
-    std::string_view("maxItems"),    std::string_view("minItems"), std::string_view("properties"),
-    std::string_view("required"),    std::string_view("minProperties"),
-    std::string_view("maxProperties"), std::string_view("minLength"),
-    std::string_view("maxLength"),   std::string_view("pattern"),  std::string_view("example"),
-    std::string_view("anyOf"),       std::string_view("propertyOrdering"),
-    std::string_view("default"),     std::string_view("items"),    std::string_view("minimum"),
-    std::string_view("maximum")};
+    std::string_view("type"),          std::string_view("format"),
+    std::string_view("title"),         std::string_view("description"),
+    std::string_view("nullable"),      std::string_view("enum"),
+    std::string_view("maxItems"),      std::string_view("minItems"),
+    std::string_view("properties"),    std::string_view("required"),
+    std::string_view("minProperties"), std::string_view("maxProperties"),
+    std::string_view("minLength"),     std::string_view("maxLength"),
+    std::string_view("pattern"),       std::string_view("example"),
+    std::string_view("anyOf"),         std::string_view("propertyOrdering"),
+    std::string_view("default"),       std::string_view("items"),
+    std::string_view("minimum"),       std::string_view("maximum")};
 
 bool known(std::string_view key) {
   for (auto k : kKnown)
@@ -50,7 +52,8 @@ class Converter {
       } else if (key == "anyOf" && value.is_array()) {
         json::array options;
         for (const auto &option : value.get_array())
-          options.push_back(option.is_object() ? json::value(convert(option.get_object())) : option);
+          options.push_back(option.is_object() ? json::value(convert(option.get_object()))
+                                               : option);
         out["anyOf"] = std::move(options);
       } else if (known(key)) {
         out[key] = value;

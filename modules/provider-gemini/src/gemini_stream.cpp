@@ -38,7 +38,8 @@ amplifier::Usage usage_from(const json::object &usage) {
   out.input_tokens = count_at(usage, "promptTokenCount").value_or(0);
   const auto thoughts = count_at(usage, "thoughtsTokenCount");
   out.output_tokens = count_at(usage, "candidatesTokenCount").value_or(0) + thoughts.value_or(0);
-  out.total_tokens = count_at(usage, "totalTokenCount").value_or(out.input_tokens + out.output_tokens);
+  out.total_tokens =
+      count_at(usage, "totalTokenCount").value_or(out.input_tokens + out.output_tokens);
   out.reasoning_tokens = thoughts;
   out.cache_read_tokens = count_at(usage, "cachedContentTokenCount");
   return out;
@@ -87,7 +88,8 @@ void GeminiTranslator::on_part(const json::object &part) {
   const std::string_view text = text_value->get_string();
   const std::string_view signature = string_at(part, "thoughtSignature");
   const json::value *thought = part.if_contains("thought");
-  const Kind kind = thought && thought->is_bool() && thought->get_bool() ? Kind::thinking : Kind::text;
+  const Kind kind =
+      thought && thought->is_bool() && thought->get_bool() ? Kind::thinking : Kind::text;
   // A signed part is a block of its own: the signature must go back on that part alone.
   if (!signature.empty() && open_kind_ == kind && !open_text_.empty()) end_open_block();
   open(kind);
@@ -159,7 +161,8 @@ amplifier::ChatResponse GeminiTranslator::take_response(std::string_view provide
     response.finish_reason = "length";
   else
     response.finish_reason = saw_call_ ? "tool_calls" : "stop";
-  json::object metadata{{"provider", provider}, {"model", model_}, {"finish_reason", finish_reason_}};
+  json::object metadata{
+      {"provider", provider}, {"model", model_}, {"finish_reason", finish_reason_}};
   if (!response_id_.empty()) metadata["response_id"] = response_id_;
   response.metadata = std::move(metadata);
   return response;

@@ -62,7 +62,8 @@ void OllamaCall::start(transport::HttpClient &client, provider::CallTable::DoneF
 
 transport::CallSpec OllamaCall::chat_spec() const {
   transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts = provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
+  spec.request.timeouts =
+      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
   spec.errors = error_options(mapped_.model);
   return spec;
@@ -166,7 +167,8 @@ void OllamaCall::on_complete(transport::CallResult result) {
       pulled_ = pulling_ = true;
       return start_exchange(*client_, pull_spec());
     }
-    if (error.kind == ErrorKind::not_found && error.message.find(mapped_.model) == std::string::npos)
+    if (error.kind == ErrorKind::not_found &&
+        error.message.find(mapped_.model) == std::string::npos)
       error.message = "model '" + mapped_.model + "': " + error.message;
     return finish_error(std::move(error), status);
   }

@@ -21,7 +21,7 @@ struct OllamaConfig : amplifier::provider::HttpConfig {
   std::string host;     // http://host:port, no trailing slash
   std::string api_key;  // optional: a Bearer token for hosted Ollama
   std::string default_model;
-  bool enable_thinking = false;  // sends think: true
+  bool enable_thinking = false;   // sends think: true
   boost::json::value keep_alive;  // passed through when set ("5m", 0, -1)
   boost::json::object options;    // passed through (num_ctx, temperature, ...)
   bool auto_pull = false;         // a missing model is pulled first, with progress events

@@ -62,13 +62,14 @@ json::array config_fields(const OllamaConfig &config) {
   return fields;
 }
 
-transport::CallSpec blocking_spec(const OllamaConfig &config, std::string method,
-                                  std::string path, std::string body) {
+transport::CallSpec blocking_spec(const OllamaConfig &config, std::string method, std::string path,
+                                  std::string body) {
   transport::CallSpec spec;
   spec.request.method = std::move(method);
   spec.request.url = config.host + path;
   if (!body.empty()) spec.request.headers.set("content-type", "application/json");
-  if (!config.api_key.empty()) spec.request.headers.set("authorization", "Bearer " + config.api_key);
+  if (!config.api_key.empty())
+    spec.request.headers.set("authorization", "Bearer " + config.api_key);
   spec.request.body = std::move(body);
   spec.request.timeouts = provider::timeouts_for(config, std::nullopt, false);
   spec.format = transport::BodyFormat::whole;
@@ -87,8 +88,7 @@ std::optional<std::int64_t> context_length_of(const json::object &show) {
   return count_at(*info, architecture + ".context_length");
 }
 
-json::object provider_info(const OllamaConfig &config,
-                           std::optional<std::int64_t> context_window) {
+json::object provider_info(const OllamaConfig &config, std::optional<std::int64_t> context_window) {
   json::object defaults{{"model", config.default_model},
                         {"timeout", static_cast<double>(config.timeout.count()) / 1000.0}};
   if (context_window) defaults["context_window"] = *context_window;
@@ -124,8 +124,8 @@ std::optional<std::int64_t> OllamaProvider::context_window(const std::string &mo
       return it->second.tokens;
   }
   std::optional<std::int64_t> tokens;
-  transport::CallSpec spec = blocking_spec(*config_, "POST", "/api/show",
-                                           json::serialize(json::object{{"model", model}}));
+  transport::CallSpec spec =
+      blocking_spec(*config_, "POST", "/api/show", json::serialize(json::object{{"model", model}}));
   // A hint asked at mount: never worth a wait, so a short bound and no retry.
   spec.retry.max_retries = 0;
   spec.request.timeouts = provider::timeouts_for(*config_, kShowTimeoutSeconds, false);
@@ -160,8 +160,8 @@ void OllamaProvider::complete(amp_call_id call, std::string_view request_json) {
         KernelError::make(ErrorKind::configuration,
                           "no model to send: name one in the request or set default_model"),
         AMP_ERROR);
-  auto ollama_call = std::make_shared<OllamaCall>(host(), call, config_, std::move(mapped),
-                                                  request.timeout);
+  auto ollama_call =
+      std::make_shared<OllamaCall>(host(), call, config_, std::move(mapped), request.timeout);
   calls_.start(call, ollama_call, [&](provider::CallTable::DoneFn done) {
     ollama_call->start(calls_.http(), std::move(done));
   });
@@ -172,7 +172,8 @@ void OllamaProvider::cancel(amp_call_id call, amp_cancel_level level) {
 }
 
 std::string OllamaProvider::list_models() {
-  transport::CallResult result = calls_.run_blocking(blocking_spec(*config_, "GET", "/api/tags", ""));
+  transport::CallResult result =
+      calls_.run_blocking(blocking_spec(*config_, "GET", "/api/tags", ""));
   if (result.error) throw amplifier::KernelException(std::move(*result.error));
   const json::value page = amplifier::parse_json(result.body);
   const json::array *listed = page.is_object() ? array_at(page.get_object(), "models") : nullptr;
@@ -182,9 +183,8 @@ std::string OllamaProvider::list_models() {
     if (!item.is_object()) continue;
     const std::string name(string_at(item.get_object(), "name"));
     if (name.empty()) continue;
-    json::object model{{"id", name},
-                       {"display_name", name},
-                       {"capabilities", json::array{"tools", "streaming"}}};
+    json::object model{
+        {"id", name}, {"display_name", name}, {"capabilities", json::array{"tools", "streaming"}}};
     if (auto window = context_window(name)) model["context_window"] = *window;
     models.push_back(std::move(model));
   }

@@ -12,8 +12,8 @@ using amplifier::Message;
 using amplifier::Role;
 using amplifier::module_support::string_at;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::ToolResultSequencer;
 using amplifier::provider::tool_output_text;
+using amplifier::provider::ToolResultSequencer;
 
 namespace {
 
@@ -136,10 +136,10 @@ class MessageMapper {
 
   void drop_block(const ContentBlock &block, std::string_view role) {
     const std::string type(amplifier::block_type(block));
-    degradations_.note(type + "_block",
-                       "a " + type + " block in a " + std::string(role) +
-                           " message has no Ollama equivalent",
-                       "the block was left out");
+    degradations_.note(
+        type + "_block",
+        "a " + type + " block in a " + std::string(role) + " message has no Ollama equivalent",
+        "the block was left out");
   }
 
   DegradationLog &degradations_;
@@ -182,11 +182,11 @@ MappedChat map_request(const amplifier::ChatRequest &request, const OllamaConfig
   if (request.temperature) options["temperature"] = *request.temperature;
   if (request.top_p) options["top_p"] = *request.top_p;
   if (request.stop)
-    options["stop"] = request.stop->is_string() ? json::value(json::array{*request.stop})
-                                                : *request.stop;
+    options["stop"] =
+        request.stop->is_string() ? json::value(json::array{*request.stop}) : *request.stop;
   if (!options.empty()) body["options"] = std::move(options);
-  mapped.thinking = config.enable_thinking ||
-                    (request.reasoning_effort && *request.reasoning_effort != "none");
+  mapped.thinking =
+      config.enable_thinking || (request.reasoning_effort && *request.reasoning_effort != "none");
   if (mapped.thinking) body["think"] = true;
   if (!config.keep_alive.is_null()) body["keep_alive"] = config.keep_alive;
   // json_object -> "json"; a json_schema's schema -> format as the schema itself.

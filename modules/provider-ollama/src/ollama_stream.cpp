@@ -29,10 +29,9 @@ namespace {
 }
 
 // The durations of the done line (nanoseconds) as milliseconds, under their own names.
-constexpr std::array kDurations = {std::string_view("total_duration"),
-                                   std::string_view("load_duration"),
-                                   std::string_view("prompt_eval_duration"),
-                                   std::string_view("eval_duration")};
+constexpr std::array kDurations = {
+    std::string_view("total_duration"), std::string_view("load_duration"),
+    std::string_view("prompt_eval_duration"), std::string_view("eval_duration")};
 
 }  // namespace
 
@@ -43,8 +42,7 @@ OllamaTranslator::LineFields::LineFields(amplifier::JsonFieldReader &reader)
       thinking(reader.declare({"message", "thinking"})),
       tool_calls(reader.declare({"message", "tool_calls"})) {}
 
-OllamaTranslator::OllamaTranslator(EventSink sink, StreamErrorMapper map_error,
-                                   DeltaSink deltas)
+OllamaTranslator::OllamaTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
     : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
 
 void OllamaTranslator::on_line(std::string_view line) {
