@@ -16,6 +16,7 @@ namespace provider = amplifier::provider;
 using amplifier::ErrorKind;
 using amplifier::KernelError;
 using amplifier::KernelException;
+using amplifier::provider::StreamSinks;
 
 namespace {
 
@@ -72,25 +73,18 @@ transport::CallSpec ResponsesCall::spec() const {
   transport::CallSpec spec = post(json::serialize(mapped_.body));
   spec.request.timeouts = provider::timeouts_for(*config_, request_.timeout, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options(*config_, mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
 ResponsesTranslator &ResponsesCall::new_translator() {
-  const amp::sdk::Host host = identity().host;
-  const amp_call_id id = identity().id;
-  auto sink = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
-  auto map_error = [this](std::string_view payload) {
-    return map_stream_failure(*config_, mapped_.model, payload);
-  };
-  // Text and tool-input deltas cross typed (ABI 1.2; the SDK falls back to JSON events).
-  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host.emit_delta(id, index, kind, text);
-  };
-  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas),
-                             first_index_);
+  StreamSinks sinks = stream_sinks();
+  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                             std::move(sinks.deltas), first_index_);
+}
+
+void ResponsesCall::refine_error(KernelError &error, const transport::Headers *) const {
+  openai_responses::refine_error(*config_, error);
 }
 
 void ResponsesCall::on_head() {
@@ -99,23 +93,13 @@ void ResponsesCall::on_head() {
 }
 
 void ResponsesCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
-  capture_raw_event(event.data);
-  if (event.data == "[DONE]") return;  // some proxies end Responses streams the Chat way
+  // Some proxies end Responses streams the Chat way.
+  if (event.data == "[DONE]") return capture_raw_event(event.data);
   if (!translator_) new_translator();
-  std::optional<KernelError> failure;
-  try {
-    translator_->on_sse_event(event.type, event.data);
-  } catch (const KernelException &e) {
-    failure = e.error();
-  }
-  // Once a block reached the host, a retry would show the user the same content twice.
-  if (translator_->content_started()) control.mark_content_delivered();
-  if (failure) {
-    refine_error(*config_, *failure);
-    if (!failure->provider) failure->provider = config_->module_id;
-    if (!failure->model) failure->model = mapped_.model;
-    control.fail(std::move(*failure));
-  }
+  translate_piece(control, event.data, *translator_,
+                  [&](ResponsesTranslator &translator, std::string_view data) {
+                    translator.on_sse_event(event.type, data);
+                  });
 }
 
 RoundResult ResponsesCall::whole_response(const std::string &body) {
@@ -135,7 +119,7 @@ void ResponsesCall::on_complete(transport::CallResult result) {
   keep_response_headers(result.head.headers);  // the last response's, an error's included
   if (result.error) {
     KernelError error = std::move(*result.error);
-    refine_error(*config_, error);
+    refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
   try {

@@ -40,25 +40,23 @@ transport::CallSpec MessageCall::spec() const {
   transport::CallSpec spec = post(json::serialize(mapped_.body));
   spec.request.timeouts = timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = retry_options(*config_);
-  spec.errors = anthropic_error_options(mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
 StreamTranslator &MessageCall::new_translator() {
   forget_raw();
-  const amp::sdk::Host host = identity().host;
-  const amp_call_id id = identity().id;
-  auto sink = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
-  auto map_error = [model = mapped_.model](std::string_view payload) {
-    return map_stream_failure(payload, anthropic_error_options(model));
-  };
-  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
-  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host.emit_delta(id, index, kind, text);
-  };
-  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+  StreamSinks sinks = stream_sinks();
+  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                             std::move(sinks.deltas));
+}
+
+transport::ErrorMappingOptions MessageCall::error_options() const {
+  return anthropic_error_options(mapped_.model);
+}
+
+void MessageCall::refine_error(KernelError &error, const transport::Headers *headers) const {
+  refine_anthropic_error(error, headers);
 }
 
 void MessageCall::on_head() {
@@ -67,21 +65,11 @@ void MessageCall::on_head() {
 }
 
 void MessageCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
-  capture_raw_event(event.data);
   if (!translator_) new_translator();
-  std::optional<KernelError> failure;
-  try {
-    translator_->on_sse_event(event.type, event.data);
-  } catch (const KernelException &e) {
-    failure = e.error();
-  }
-  // Once a block reached the host, a retry would show the user the same content twice.
-  if (translator_->content_started()) control.mark_content_delivered();
-  if (failure) {
-    if (!failure->provider) failure->provider = std::string(kModuleId);
-    if (!failure->model) failure->model = mapped_.model;
-    control.fail(std::move(*failure));
-  }
+  translate_piece(control, event.data, *translator_,
+                  [&](StreamTranslator &translator, std::string_view data) {
+                    translator.on_sse_event(event.type, data);
+                  });
 }
 
 amplifier::ChatResponse MessageCall::whole_response(const std::string &body) {
@@ -101,7 +89,7 @@ void MessageCall::on_complete(transport::CallResult result) {
   keep_response_headers(result.head.headers);  // the last response's, an error's included
   if (result.error) {
     KernelError error = std::move(*result.error);
-    refine_anthropic_error(error, &result.head.headers);
+    refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
   try {

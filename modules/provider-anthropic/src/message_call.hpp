@@ -38,6 +38,9 @@ class MessageCall final : public amplifier::provider::HttpProviderCall {
   amplifier::ChatResponse whole_response(const std::string &body);
   void finish_with(amplifier::ChatResponse response, int status);
   StreamTranslator &new_translator();
+  amplifier::transport::ErrorMappingOptions error_options() const override;
+  void refine_error(amplifier::KernelError &error,
+                    const amplifier::transport::Headers *headers) const override;
 
   const std::shared_ptr<const AnthropicConfig> config_;
   const MappedRequest mapped_;

@@ -24,13 +24,6 @@ constexpr std::array kOptionalFields = {
     std::string_view("stream_options"), std::string_view("response_format"),
     std::string_view("reasoning_effort"), std::string_view("tool_choice")};
 
-transport::ErrorMappingOptions error_options(std::string_view model) {
-  transport::ErrorMappingOptions options;
-  options.provider = std::string(kModuleId);
-  options.model = std::string(model);
-  return options;
-}
-
 transport::Headers headers_for(const ChatConfig &config, bool stream) {
   transport::Headers headers;
   headers.set("content-type", "application/json");
@@ -66,25 +59,15 @@ transport::CallSpec ChatCall::spec() const {
   spec.request.timeouts =
       provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options(mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
 ChatTranslator &ChatCall::new_translator() {
   forget_raw();
-  const amp::sdk::Host host = identity().host;
-  const amp_call_id id = identity().id;
-  auto sink = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
-  auto map_error = [model = mapped_.model](std::string_view payload) {
-    return transport::map_stream_error(payload, error_options(model));
-  };
-  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
-  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host.emit_delta(id, index, kind, text);
-  };
-  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+  provider::StreamSinks sinks = stream_sinks();
+  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                             std::move(sinks.deltas));
 }
 
 void ChatCall::on_head() {
@@ -93,21 +76,11 @@ void ChatCall::on_head() {
 }
 
 void ChatCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
-  capture_raw_event(event.data);
   if (!translator_) new_translator();
-  std::optional<KernelError> failure;
-  try {
-    translator_->on_sse_data(event.data);
-  } catch (const KernelException &e) {
-    failure = e.error();
-  }
-  // Once a block reached the host, a retry would show the user the same content twice.
-  if (translator_->content_started()) control.mark_content_delivered();
-  if (failure) {
-    if (!failure->provider) failure->provider = std::string(kModuleId);
-    if (!failure->model) failure->model = mapped_.model;
-    control.fail(std::move(*failure));
-  }
+  translate_piece(control, event.data, *translator_,
+                  [](ChatTranslator &translator, std::string_view data) {
+                    translator.on_sse_data(data);
+                  });
 }
 
 std::string ChatCall::refused_field(const KernelError &error) const {
@@ -139,7 +112,7 @@ void ChatCall::on_complete(transport::CallResult result) {
       mapped_.body.erase(field);
       mapped_.degradations.push_back(amplifier::Degradation{
           field, "the server refused " + field + ": " + result.error->message,
-          std::string("sent without it")});
+          std::string("sent without it"), {}});
       translator_.reset();
       return start_exchange(*client_, spec());
     }

@@ -2,6 +2,7 @@
 
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/wire_log.hpp"
+#include "amplifier/transport/error_mapping.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -86,6 +87,39 @@ void HttpProviderCall::cancel() {
     handle = handle_;
   }
   handle.cancel();  // an empty handle (not started yet) does nothing; start_exchange cancels
+}
+
+transport::ErrorMappingOptions HttpProviderCall::error_options() const {
+  transport::ErrorMappingOptions options;
+  options.provider = identity_.provider;
+  options.model = identity_.model;
+  return options;
+}
+
+StreamSinks HttpProviderCall::stream_sinks() const {
+  const amp::sdk::Host host = identity_.host;
+  const amp_call_id id = identity_.id;
+  StreamSinks sinks;
+  sinks.events = [host, id](const json::object &event) {
+    host.call_event(id, json::serialize(event));
+  };
+  sinks.deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    host.emit_delta(id, index, kind, text);
+  };
+  // The call owns its translator, so it outlives every use of the mapper.
+  sinks.map_error = [this](std::string_view payload) {
+    amplifier::KernelError error = transport::map_stream_error(payload, error_options());
+    refine_error(error, nullptr);
+    return error;
+  };
+  return sinks;
+}
+
+void HttpProviderCall::fail_exchange(transport::CallControl &control,
+                                     amplifier::KernelError error) const {
+  if (!error.provider) error.provider = identity_.provider;
+  if (!error.model) error.model = identity_.model;
+  control.fail(std::move(error));
 }
 
 void HttpProviderCall::capture_raw_event(std::string_view data) {

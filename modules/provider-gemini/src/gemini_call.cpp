@@ -19,13 +19,6 @@ using amplifier::KernelException;
 
 namespace {
 
-transport::ErrorMappingOptions error_options(std::string_view model) {
-  transport::ErrorMappingOptions options;
-  options.provider = std::string(kModuleId);
-  options.model = std::string(model);
-  return options;
-}
-
 transport::Headers headers_for(const GeminiConfig &config, bool stream) {
   transport::Headers headers;
   headers.set("content-type", "application/json");
@@ -84,27 +77,15 @@ transport::CallSpec GeminiCall::spec() const {
   spec.request.timeouts =
       provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options(mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
 GeminiTranslator &GeminiCall::new_translator() {
   forget_raw();
-  const amp::sdk::Host host = identity().host;
-  const amp_call_id id = identity().id;
-  auto sink = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
-  auto map_error = [config = config_, model = mapped_.model](std::string_view payload) {
-    KernelError error = transport::map_stream_error(payload, error_options(model));
-    refine_error(*config, error);
-    return error;
-  };
-  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
-  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host.emit_delta(id, index, kind, text);
-  };
-  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+  provider::StreamSinks sinks = stream_sinks();
+  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                             std::move(sinks.deltas));
 }
 
 void GeminiCall::on_head() {
@@ -113,21 +94,15 @@ void GeminiCall::on_head() {
 }
 
 void GeminiCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
-  capture_raw_event(event.data);
   if (!translator_) new_translator();
-  std::optional<KernelError> failure;
-  try {
-    translator_->on_sse_data(event.data);
-  } catch (const KernelException &e) {
-    failure = e.error();
-  }
-  // Once a block reached the host, a retry would show the user the same content twice.
-  if (translator_->content_started()) control.mark_content_delivered();
-  if (failure) {
-    if (!failure->provider) failure->provider = std::string(kModuleId);
-    if (!failure->model) failure->model = mapped_.model;
-    control.fail(std::move(*failure));
-  }
+  translate_piece(control, event.data, *translator_,
+                  [](GeminiTranslator &translator, std::string_view data) {
+                    translator.on_sse_data(data);
+                  });
+}
+
+void GeminiCall::refine_error(KernelError &error, const transport::Headers *) const {
+  gemini::refine_error(*config_, error);
 }
 
 void GeminiCall::on_complete(transport::CallResult result) {
@@ -135,7 +110,7 @@ void GeminiCall::on_complete(transport::CallResult result) {
   keep_response_headers(result.head.headers);  // the last response's, an error's included
   if (result.error) {
     KernelError error = std::move(*result.error);
-    refine_error(*config_, error);
+    refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
   try {
@@ -156,7 +131,7 @@ void GeminiCall::on_complete(transport::CallResult result) {
     return finish_ok(std::move(response), status);
   } catch (const KernelException &e) {
     KernelError error = e.error();
-    refine_error(*config_, error);
+    refine_error(error, nullptr);
     return finish_error(std::move(error), status);
   } catch (const std::exception &e) {
     return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);

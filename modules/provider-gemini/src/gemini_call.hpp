@@ -35,6 +35,8 @@ class GeminiCall final : public amplifier::provider::HttpProviderCall {
  private:
   amplifier::transport::CallSpec spec() const;
   GeminiTranslator &new_translator();
+  void refine_error(amplifier::KernelError &error,
+                    const amplifier::transport::Headers *headers) const override;
   void on_head() override;
   void on_event(const amplifier::transport::SseEvent &event,
                 amplifier::transport::CallControl &control) override;

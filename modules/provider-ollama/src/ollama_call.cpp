@@ -23,13 +23,6 @@ namespace {
 // Not a kernel event: this provider's own, as a model download goes on.
 constexpr std::string_view kModelPull = "provider:model_pull";
 
-transport::ErrorMappingOptions error_options(std::string_view model) {
-  transport::ErrorMappingOptions options;
-  options.provider = std::string(kModuleId);
-  options.model = std::string(model);
-  return options;
-}
-
 transport::Headers headers_for(const OllamaConfig &config, bool stream) {
   transport::Headers headers;
   headers.set("content-type", "application/json");
@@ -65,7 +58,7 @@ transport::CallSpec OllamaCall::chat_spec() const {
   spec.request.timeouts =
       provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
   spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options(mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
@@ -79,25 +72,15 @@ transport::CallSpec OllamaCall::pull_spec() const {
   spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, true);
   spec.format = transport::BodyFormat::ndjson;
   spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options(mapped_.model);
+  spec.errors = error_options();
   return spec;
 }
 
 OllamaTranslator &OllamaCall::new_translator() {
   forget_raw();
-  const amp::sdk::Host host = identity().host;
-  const amp_call_id id = identity().id;
-  auto sink = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
-  auto map_error = [model = mapped_.model](std::string_view payload) {
-    return transport::map_stream_error(payload, error_options(model));
-  };
-  // Deltas cross typed (ABI 1.2; the SDK falls back to JSON events on an older host).
-  auto deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
-    host.emit_delta(id, index, kind, text);
-  };
-  return translator_.emplace(std::move(sink), std::move(map_error), std::move(deltas));
+  provider::StreamSinks sinks = stream_sinks();
+  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                             std::move(sinks.deltas));
 }
 
 void OllamaCall::on_head() {
@@ -107,21 +90,11 @@ void OllamaCall::on_head() {
 
 void OllamaCall::on_line(std::string_view line, transport::CallControl &control) {
   if (pulling_) return pull_progress(line);
-  capture_raw_event(line);
   if (!translator_) new_translator();
-  std::optional<KernelError> failure;
-  try {
-    translator_->on_line(line);
-  } catch (const KernelException &e) {
-    failure = e.error();
-  }
-  // Once a block reached the host, a retry would show the user the same content twice.
-  if (translator_->content_started()) control.mark_content_delivered();
-  if (failure) {
-    if (!failure->provider) failure->provider = std::string(kModuleId);
-    if (!failure->model) failure->model = mapped_.model;
-    control.fail(std::move(*failure));
-  }
+  translate_piece(control, line, *translator_,
+                  [](OllamaTranslator &translator, std::string_view data) {
+                    translator.on_line(data);
+                  });
 }
 
 void OllamaCall::pull_progress(std::string_view line) {

@@ -16,9 +16,13 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace amplifier::provider {
 
@@ -40,6 +44,15 @@ struct WireRequest {
   bool reasoning = false;  // thinking / a reasoning effort was asked for
   // How a streamed body is framed: SSE events (on_event) or JSON lines (on_line).
   transport::BodyFormat stream_format = transport::BodyFormat::sse;
+};
+
+// What a provider's stream translator reports through: block starts, ends and usage as JSON
+// events (call_event), text / thinking / tool-input deltas typed (ABI 1.2; the SDK falls back
+// to JSON events on an older host), and how a vendor's in-stream error becomes a KernelError.
+struct StreamSinks {
+  std::function<void(const boost::json::object &event)> events;
+  std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)> deltas;
+  std::function<amplifier::KernelError(std::string_view payload)> map_error;
 };
 
 class HttpProviderCall : public ProviderCall,
@@ -79,6 +92,33 @@ class HttpProviderCall : public ProviderCall,
   // The headers of the exchange's last response, for llm:response.
   void keep_response_headers(const transport::Headers &headers) { response_headers_ = headers; }
 
+  // How the vendor's errors are read (provider and model filled in); a provider with its own
+  // context-length wording overrides it.
+  virtual transport::ErrorMappingOptions error_options() const;
+  // Makes a mapped error exact for the vendor (a kind the status cannot tell, a message
+  // prefix, a secret scrubbed). `headers`: the response's, when there was one.
+  virtual void refine_error(amplifier::KernelError &, const transport::Headers *) const {}
+  // The sinks a new translator gets (its error mapper refines as above).
+  StreamSinks stream_sinks() const;
+
+  // One streamed piece (an SSE event's data or a JSON line) through `feed(translator, data)`,
+  // which may throw KernelException: the raw capture, then, once a block reached the host, no
+  // retry (it would show the same content twice), and a failure ends the exchange with the
+  // error, its provider and model filled in.
+  template <class Translator, class Feed>
+  void translate_piece(transport::CallControl &control, std::string_view data,
+                       Translator &translator, Feed &&feed) {
+    capture_raw_event(data);
+    std::optional<amplifier::KernelError> failure;
+    try {
+      feed(translator, data);
+    } catch (const amplifier::KernelException &e) {
+      failure = e.error();
+    }
+    if (translator.content_started()) control.mark_content_delivered();
+    if (failure) fail_exchange(control, std::move(*failure));
+  }
+
   void finish_ok(amplifier::ChatResponse response, int status);
   void finish_error(amplifier::KernelError error, int status);
 
@@ -86,6 +126,7 @@ class HttpProviderCall : public ProviderCall,
   const WireRequest &wire() const noexcept { return wire_; }
 
  private:
+  void fail_exchange(transport::CallControl &control, amplifier::KernelError error) const;
   void report_retry(const transport::RetryNotice &notice) const;
   void report_response(int status, const amplifier::ChatResponse *response,
                        const amplifier::KernelError *error);
