@@ -1,5 +1,7 @@
 #include "responses_request.hpp"
 
+#include "amplifier/provider/conversation.hpp"
+
 #include "amplifier/module_support/json_util.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -29,16 +31,6 @@ json::object message_item(std::string_view role, json::array content) {
   return {{"role", role}, {"content", std::move(content)}};
 }
 
-// An image as the API takes it: a URL, or the base64 data as a data: URL.
-std::optional<std::string> image_url(const json::object &source) {
-  if (auto url = string_at(source, "url"); !url.empty()) return std::string(url);
-  const auto media_type = string_at(source, "media_type");
-  const auto data = string_at(source, "data");
-  if (string_at(source, "type") == "base64" && !media_type.empty() && !data.empty())
-    return "data:" + std::string(media_type) + ";base64," + std::string(data);
-  return std::nullopt;
-}
-
 // A reasoning block's summary as the API's list of summary_text parts.
 json::array summary_parts(const json::value &summary) {
   if (summary.is_array()) return summary.get_array();
@@ -47,73 +39,55 @@ json::array summary_parts(const json::value &summary) {
   return {};
 }
 
-class InputMapper {
+class InputMapper final : public amplifier::provider::ConversationWalker {
  public:
-  explicit InputMapper(DegradationLog &degradations) : degradations_(degradations) {}
+  explicit InputMapper(DegradationLog &degradations)
+      : ConversationWalker(degradations, "Responses API") {}
 
   InputMapping run(const std::vector<Message> &messages) {
-    for (const Message &message : messages) add(message);
-    close_tool_calls();
-    result_.repaired_tool_calls = tool_results_.repaired();
-    result_.dropped_tool_results = tool_results_.dropped();
+    walk(messages);
+    result_.repaired_tool_calls = repaired_tool_calls();
+    result_.dropped_tool_results = dropped_tool_results();
     return std::move(result_);
   }
 
  private:
-  void add(const Message &message) {
-    switch (message.role) {
-      case Role::system:
-        return add_instructions(message.text());
-      case Role::developer:
-        close_tool_calls();
-        if (auto text = message.text(); !text.empty())
-          result_.input.push_back(message_item("developer", json::array{part("input_text", text)}));
-        return;
-      case Role::assistant:
-        return add_assistant(message);
-      case Role::tool:
-      case Role::function:
-        return add_tool_message(message);
-      case Role::user:
-        return add_user(message);
-    }
+  void on_developer(const std::string &text) override {
+    close_tool_calls();
+    result_.input.push_back(message_item("developer", json::array{part("input_text", text)}));
   }
 
-  void add_instructions(const std::string &text) {
-    if (text.empty()) return;
+  void on_system(const std::string &text) override {
     if (!result_.instructions.empty()) result_.instructions += "\n\n";
     result_.instructions += text;
   }
 
-  void add_user(const Message &message) {
+  void on_user(const Message &message) override {
     json::array content;
     if (const auto *text = std::get_if<std::string>(&message.content)) {
       if (!text->empty()) content.push_back(part("input_text", *text));
     } else {
       for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          add_tool_result(result->tool_call_id, tool_output_text(result->output));
-        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+        if (amplifier::block_as<amplifier::ToolResultBlock>(block)) continue;
+        if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
           if (!t->text.empty()) content.push_back(part("input_text", t->text));
         } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
-          if (auto url = image_url(image->source))
+          if (auto url = amplifier::provider::image_data_url(image->source))
             content.push_back(json::object{{"type", "input_image"}, {"image_url", *url}});
           else
-            degradations_.note("image", "an image source that is neither base64 nor a URL",
-                               "the image was left out");
+            degradations().note("image", "an image source that is neither base64 nor a URL",
+                                "the image was left out");
         } else {
           drop_block(block, "user");
         }
       }
     }
-    close_tool_calls();
     if (!content.empty()) result_.input.push_back(message_item("user", std::move(content)));
   }
 
   // The blocks in their order: text runs become assistant messages; reasoning and function
   // calls become items of their own between them, exactly where the model produced them.
-  void add_assistant(const Message &message) {
-    close_tool_calls();
+  void on_assistant(const Message &message) override {
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
       if (!plain->empty())
         result_.input.push_back(
@@ -146,7 +120,7 @@ class InputMapper {
   void add_reasoning(const amplifier::ReasoningBlock &block) {
     const auto id = string_at(block.extra, "id");
     if (id.empty()) {
-      degradations_.note("reasoning_block",
+      degradations().note("reasoning_block",
                          "a reasoning block without an item id (from another provider) cannot be "
                          "sent to the Responses API",
                          "the reasoning block was left out");
@@ -169,46 +143,19 @@ class InputMapper {
       item["arguments"] = json::serialize(call.input);
     if (auto item_id = string_at(call.extra, "item_id"); !item_id.empty()) item["id"] = item_id;
     result_.input.push_back(std::move(item));
-    tool_results_.call_made(call.id, call.name);
-  }
-
-  void add_tool_message(const Message &message) {
-    bool had_result_block = false;
-    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
-      for (const ContentBlock &block : *blocks) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          had_result_block = true;
-          add_tool_result(result->tool_call_id, tool_output_text(result->output));
-        }
-      }
-    }
-    if (!had_result_block) add_tool_result(message.tool_call_id.value_or(""), message.text());
-  }
-
-  void add_tool_result(const std::string &call_id, std::string output) {
-    tool_results_.result_given(call_id, std::move(output));
+    call_made(call);
   }
 
   // The results of the latest calls, in call order (synthetic for the missing ones), so the
   // conversation stays valid after an interrupted tool run.
-  void close_tool_calls() {
-    for (auto &result : tool_results_.close())
+  void on_results(std::vector<amplifier::provider::ToolResultSequencer::Result> results) override {
+    for (auto &result : results)
       result_.input.push_back(json::object{{"type", "function_call_output"},
                                            {"call_id", result.call_id},
                                            {"output", std::move(result.output)}});
   }
 
-  void drop_block(const ContentBlock &block, std::string_view role) {
-    const std::string type(amplifier::block_type(block));
-    degradations_.note(type + "_block",
-                       "a " + type + " block in a " + std::string(role) +
-                           " message has no Responses API equivalent",
-                       "the block was left out");
-  }
-
-  DegradationLog &degradations_;
   InputMapping result_;
-  amplifier::provider::ToolResultSequencer tool_results_;
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {

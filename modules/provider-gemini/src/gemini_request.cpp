@@ -4,7 +4,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/provider/degradation_log.hpp"
-#include "amplifier/provider/tool_results.hpp"
+#include "amplifier/provider/conversation.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -16,7 +16,6 @@ using amplifier::Message;
 using amplifier::Role;
 using amplifier::module_support::string_at;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::tool_output_text;
 using amplifier::provider::ToolResultSequencer;
 
 namespace {
@@ -36,68 +35,48 @@ json::object response_object(const std::string &output) {
   return json::object{{"result", output}};
 }
 
-class ContentMapper {
+class ContentMapper final : public amplifier::provider::ConversationWalker {
  public:
-  explicit ContentMapper(DegradationLog &degradations) : degradations_(degradations) {}
-
-  void run(const std::vector<Message> &messages) {
-    for (const Message &message : messages) add(message);
-    close_tool_calls();
-  }
+  explicit ContentMapper(DegradationLog &degradations)
+      : ConversationWalker(degradations, "Gemini") {}
 
   json::array contents;
   std::string system;
-  ToolResultSequencer tool_results;
 
  private:
-  void add(const Message &message) {
-    switch (message.role) {
-      case Role::system:
-      case Role::developer:
-        if (auto text = message.text(); !text.empty())
-          system += (system.empty() ? "" : "\n\n") + text;
-        return;
-      case Role::assistant:
-        return add_model(message);
-      case Role::tool:
-      case Role::function:
-        return add_tool_message(message);
-      case Role::user:
-        return add_user(message);
-    }
+  void on_system(const std::string &text) override {
+    system += (system.empty() ? "" : "\n\n") + text;
   }
 
-  void add_user(const Message &message) {
+  void on_user(const Message &message) override {
     json::array parts;
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
       if (!plain->empty()) parts.push_back(json::object{{"text", *plain}});
     } else {
       for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          tool_results.result_given(result->tool_call_id, tool_output_text(result->output));
-        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+        if (amplifier::block_as<amplifier::ToolResultBlock>(block)) continue;
+        if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
           if (!t->text.empty()) parts.push_back(json::object{{"text", t->text}});
         } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
           const auto data = string_at(image->source, "data");
           const auto media_type = string_at(image->source, "media_type");
-          if (string_at(image->source, "type") == "base64" && !data.empty() && !media_type.empty())
+          if (string_at(image->source, "type") == "base64" && !data.empty() &&
+              !media_type.empty())
             parts.push_back(json::object{
                 {"inlineData", json::object{{"mimeType", media_type}, {"data", data}}}});
           else
-            degradations_.note("image", "Gemini takes inline images as base64 data",
-                               "the image was left out");
+            degradations().note("image", "Gemini takes inline images as base64 data",
+                                "the image was left out");
         } else {
           drop_block(block, "user");
         }
       }
     }
-    close_tool_calls();
     if (!parts.empty())
       contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
   }
 
-  void add_model(const Message &message) {
-    close_tool_calls();
+  void on_assistant(const Message &message) override {
     json::array parts;
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
       if (!plain->empty()) parts.push_back(json::object{{"text", *plain}});
@@ -111,9 +90,9 @@ class ContentMapper {
             parts.push_back(std::move(part));
         } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
           if (string_at(th->extra, "reasoning_field") != kReasoningField) {
-            degradations_.note("thinking_block",
-                               "a thinking block from another provider cannot be sent to Gemini",
-                               "the thinking block was left out");
+            degradations().note("thinking_block",
+                                "a thinking block from another provider cannot be sent to Gemini",
+                                "the thinking block was left out");
             continue;
           }
           json::object part{{"text", th->thinking}, {"thought", true}};
@@ -124,7 +103,7 @@ class ContentMapper {
               {"functionCall", json::object{{"name", call->name}, {"args", call->input}}}};
           sign(part, call->extra);
           parts.push_back(std::move(part));
-          tool_results.call_made(call->id, call->name);
+          call_made(*call);
         } else {
           drop_block(block, "assistant");
         }
@@ -134,40 +113,15 @@ class ContentMapper {
       contents.push_back(json::object{{"role", "model"}, {"parts", std::move(parts)}});
   }
 
-  void add_tool_message(const Message &message) {
-    bool had_result_block = false;
-    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
-      for (const ContentBlock &block : *blocks) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          had_result_block = true;
-          tool_results.result_given(result->tool_call_id, tool_output_text(result->output));
-        }
-      }
-    }
-    if (!had_result_block)
-      tool_results.result_given(message.tool_call_id.value_or(""), message.text());
-  }
-
   // Every result of the model turn in one user content, in call order.
-  void close_tool_calls() {
+  void on_results(std::vector<ToolResultSequencer::Result> results) override {
     json::array parts;
-    for (auto &result : tool_results.close())
+    for (auto &result : results)
       parts.push_back(json::object{
           {"functionResponse", json::object{{"name", result.tool_name},
                                             {"response", response_object(result.output)}}}});
-    if (!parts.empty())
-      contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
+    contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
   }
-
-  void drop_block(const ContentBlock &block, std::string_view role) {
-    const std::string type(amplifier::block_type(block));
-    degradations_.note(
-        type + "_block",
-        "a " + type + " block in a " + std::string(role) + " message has no Gemini equivalent",
-        "the block was left out");
-  }
-
-  DegradationLog &degradations_;
 };
 
 json::object declaration(const amplifier::ToolSpec &spec, DegradationLog &degradations) {
@@ -220,9 +174,9 @@ MappedRequest map_request(const amplifier::ChatRequest &request, const GeminiCon
   mapped.stream = request.stream.value_or(true);
 
   ContentMapper mapper(degradations);
-  mapper.run(request.messages);
-  mapped.repaired_tool_calls = mapper.tool_results.repaired();
-  mapped.dropped_tool_results = mapper.tool_results.dropped();
+  mapper.walk(request.messages);
+  mapped.repaired_tool_calls = mapper.repaired_tool_calls();
+  mapped.dropped_tool_results = mapper.dropped_tool_results();
   json::object &body = mapped.body;
   body["contents"] = std::move(mapper.contents);
   if (!mapper.system.empty())

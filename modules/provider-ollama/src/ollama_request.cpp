@@ -2,7 +2,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/provider/degradation_log.hpp"
-#include "amplifier/provider/tool_results.hpp"
+#include "amplifier/provider/conversation.hpp"
 
 namespace ollama {
 
@@ -12,52 +12,32 @@ using amplifier::Message;
 using amplifier::Role;
 using amplifier::module_support::string_at;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::tool_output_text;
 using amplifier::provider::ToolResultSequencer;
 
 namespace {
 
-class MessageMapper {
+class MessageMapper final : public amplifier::provider::ConversationWalker {
  public:
-  explicit MessageMapper(DegradationLog &degradations) : degradations_(degradations) {}
+  explicit MessageMapper(DegradationLog &degradations)
+      : ConversationWalker(degradations, "Ollama") {}
 
-  json::array run(const std::vector<Message> &messages) {
-    for (const Message &message : messages) add(message);
-    close_tool_calls();
-    return std::move(out_);
-  }
-
-  const ToolResultSequencer &tool_results() const { return tool_results_; }
+  json::array out;
 
  private:
-  void add(const Message &message) {
-    switch (message.role) {
-      case Role::system:
-      case Role::developer:
-        close_tool_calls();
-        if (auto text = message.text(); !text.empty())
-          out_.push_back(json::object{{"role", "system"}, {"content", text}});
-        return;
-      case Role::assistant:
-        return add_assistant(message);
-      case Role::tool:
-      case Role::function:
-        return add_tool_message(message);
-      case Role::user:
-        return add_user(message);
-    }
+  void on_system(const std::string &text) override {
+    close_tool_calls();
+    out.push_back(json::object{{"role", "system"}, {"content", text}});
   }
 
-  void add_user(const Message &message) {
+  void on_user(const Message &message) override {
     std::string text;
     json::array images;
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
       text = *plain;
     } else {
       for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          tool_results_.result_given(result->tool_call_id, tool_output_text(result->output));
-        } else if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
+        if (amplifier::block_as<amplifier::ToolResultBlock>(block)) continue;
+        if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
           text += t->text;
         } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
           // Ollama takes images as base64 only.
@@ -65,24 +45,22 @@ class MessageMapper {
               !string_at(image->source, "data").empty())
             images.push_back(json::string(string_at(image->source, "data")));
           else
-            degradations_.note("image", "Ollama takes images as base64 data, not URLs",
-                               "the image was left out");
+            degradations().note("image", "Ollama takes images as base64 data, not URLs",
+                                "the image was left out");
         } else {
           drop_block(block, "user");
         }
       }
     }
-    close_tool_calls();
     if (text.empty() && images.empty()) return;
-    json::object out{{"role", "user"}, {"content", text}};
-    if (!images.empty()) out["images"] = std::move(images);
-    out_.push_back(std::move(out));
+    json::object turn{{"role", "user"}, {"content", text}};
+    if (!images.empty()) turn["images"] = std::move(images);
+    out.push_back(std::move(turn));
   }
 
-  void add_assistant(const Message &message) {
-    close_tool_calls();
+  void on_assistant(const Message &message) override {
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
-      out_.push_back(json::object{{"role", "assistant"}, {"content", *plain}});
+      out.push_back(json::object{{"role", "assistant"}, {"content", *plain}});
       return;
     }
     std::string text, thinking;
@@ -94,57 +72,31 @@ class MessageMapper {
         if (string_at(th->extra, "reasoning_field") == kReasoningField) {
           thinking += th->thinking;
         } else {
-          degradations_.note("thinking_block",
-                             "a thinking block from another provider cannot be sent to Ollama",
-                             "the thinking block was left out");
+          degradations().note("thinking_block",
+                              "a thinking block from another provider cannot be sent to Ollama",
+                              "the thinking block was left out");
         }
       } else if (const auto *call = amplifier::block_as<amplifier::ToolCallBlock>(block)) {
         // Arguments go as an object, never as text.
         calls.push_back(json::object{
             {"function", json::object{{"name", call->name}, {"arguments", call->input}}}});
-        tool_results_.call_made(call->id, call->name);
+        call_made(*call);
       } else {
         drop_block(block, "assistant");
       }
     }
-    json::object out{{"role", "assistant"}, {"content", text}};
-    if (!thinking.empty()) out["thinking"] = thinking;
-    if (!calls.empty()) out["tool_calls"] = std::move(calls);
-    out_.push_back(std::move(out));
+    json::object turn{{"role", "assistant"}, {"content", text}};
+    if (!thinking.empty()) turn["thinking"] = thinking;
+    if (!calls.empty()) turn["tool_calls"] = std::move(calls);
+    out.push_back(std::move(turn));
   }
 
-  void add_tool_message(const Message &message) {
-    bool had_result_block = false;
-    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
-      for (const ContentBlock &block : *blocks) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          had_result_block = true;
-          tool_results_.result_given(result->tool_call_id, tool_output_text(result->output));
-        }
-      }
-    }
-    if (!had_result_block)
-      tool_results_.result_given(message.tool_call_id.value_or(""), message.text());
+  void on_results(std::vector<ToolResultSequencer::Result> results) override {
+    for (auto &result : results)
+      out.push_back(json::object{{"role", "tool"},
+                                 {"content", std::move(result.output)},
+                                 {"tool_name", std::move(result.tool_name)}});
   }
-
-  void close_tool_calls() {
-    for (auto &result : tool_results_.close())
-      out_.push_back(json::object{{"role", "tool"},
-                                  {"content", std::move(result.output)},
-                                  {"tool_name", std::move(result.tool_name)}});
-  }
-
-  void drop_block(const ContentBlock &block, std::string_view role) {
-    const std::string type(amplifier::block_type(block));
-    degradations_.note(
-        type + "_block",
-        "a " + type + " block in a " + std::string(role) + " message has no Ollama equivalent",
-        "the block was left out");
-  }
-
-  DegradationLog &degradations_;
-  json::array out_;
-  ToolResultSequencer tool_results_;
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {
@@ -165,11 +117,12 @@ MappedChat map_request(const amplifier::ChatRequest &request, const OllamaConfig
   mapped.stream = request.stream.value_or(true);
 
   MessageMapper mapper(degradations);
+  mapper.walk(request.messages);
   json::object &body = mapped.body;
   body["model"] = mapped.model;
-  body["messages"] = mapper.run(request.messages);
-  mapped.repaired_tool_calls = mapper.tool_results().repaired();
-  mapped.dropped_tool_results = mapper.tool_results().dropped();
+  body["messages"] = std::move(mapper.out);
+  mapped.repaired_tool_calls = mapper.repaired_tool_calls();
+  mapped.dropped_tool_results = mapper.dropped_tool_results();
   if (request.tools && !request.tools->empty()) {
     json::array tools;
     for (const auto &spec : *request.tools) tools.push_back(tool_definition(spec));
