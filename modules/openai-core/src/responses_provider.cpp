@@ -57,17 +57,11 @@ ResponsesProvider::ResponsesProvider(amp::sdk::Host host, std::string_view confi
 std::string ResponsesProvider::info() { return json::serialize(provider_info(*config_)); }
 
 void ResponsesProvider::complete(amp_call_id call, std::string_view request_json) {
-  if (calls_.cancelled_before_start(call)) return;
-  amplifier::ChatRequest request;
-  try {
-    request = amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
-  } catch (const amplifier::ModelError &e) {
-    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
-                                 AMP_ERROR);
-  }
+  auto request = calls_.accept_request(call, request_json);
+  if (!request) return;
   // Checked per call, not at mount: a plan without a key must still mount and list.
   if (auto error = unusable(*config_)) return calls_.finish_at_once(call, *error, AMP_ERROR);
-  if (resolve_model(*config_, request.model).api_model.empty())
+  if (resolve_model(*config_, request->model).api_model.empty())
     return calls_.finish_at_once(
         call,
         KernelError::make(ErrorKind::configuration,
@@ -75,10 +69,8 @@ void ResponsesProvider::complete(amp_call_id call, std::string_view request_json
                               ": no model to send: name one in the request, or configure "
                               "default_deployment or deployment_mapping"),
         AMP_ERROR);
-  auto responses_call = std::make_shared<ResponsesCall>(host(), call, config_, std::move(request));
-  calls_.start(call, responses_call, [&](provider::CallTable::DoneFn done) {
-    responses_call->start(calls_.http(), std::move(done));
-  });
+  calls_.start_http(call,
+                    std::make_shared<ResponsesCall>(host(), call, config_, std::move(*request)));
 }
 
 void ResponsesProvider::cancel(amp_call_id call, amp_cancel_level level) {

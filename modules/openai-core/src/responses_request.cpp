@@ -6,8 +6,6 @@
 
 #include <boost/json/serialize.hpp>
 
-#include <map>
-#include <set>
 
 namespace openai_responses {
 
@@ -17,7 +15,6 @@ using amplifier::ContentBlock;
 using amplifier::Message;
 using amplifier::Role;
 using amplifier::provider::DegradationLog;
-using amplifier::provider::tool_output_text;
 
 namespace {
 

@@ -36,24 +36,13 @@ MessagesClient::MessagesClient(amp::sdk::Host host, std::shared_ptr<const Anthro
       calls_(host, std::string(kModuleId), client_options(*config_, {})) {}
 
 void MessagesClient::start(amp_call_id call, std::string_view request_json) {
-  if (calls_.cancelled_before_start(call)) return;
-  amplifier::ChatRequest request;
-  try {
-    const json::value parsed = amplifier::parse_json(request_json);
-    request = amplifier::from_json<amplifier::ChatRequest>(parsed);
-  } catch (const amplifier::ModelError &e) {
-    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
-                                 AMP_ERROR);
-  }
+  auto request = calls_.accept_request(call, request_json);
+  if (!request) return;
   // Checked per call, not at mount: a plan without a key must still mount and list.
   if (config_->api_key.empty()) return calls_.finish_at_once(call, missing_api_key(), AMP_ERROR);
-
-  const std::optional<double> timeout = request.timeout;
-  auto message_call =
-      std::make_shared<MessageCall>(host_, call, config_, map_request(request, *config_), timeout);
-  calls_.start(call, message_call, [&](amplifier::provider::CallTable::DoneFn done) {
-    message_call->start(calls_.http(), std::move(done));
-  });
+  calls_.start_http(call, std::make_shared<MessageCall>(host_, call, config_,
+                                                        map_request(*request, *config_),
+                                                        request->timeout));
 }
 
 json::array MessagesClient::list_models() {

@@ -107,6 +107,17 @@ void CallTable::start(amp_call_id id, std::shared_ptr<ProviderCall> call,
   }
 }
 
+std::optional<amplifier::ChatRequest> CallTable::accept_request(amp_call_id call,
+                                                                std::string_view request_json) {
+  if (cancelled_before_start(call)) return std::nullopt;
+  try {
+    return amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
+  } catch (const amplifier::ModelError &e) {
+    finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()), AMP_ERROR);
+    return std::nullopt;
+  }
+}
+
 void CallTable::cancel(amp_call_id call, amp_cancel_level level) {
   // Graceful means "finish the running work": the completion runs to its end.
   if (level < AMP_CANCEL_IMMEDIATE) return;

@@ -100,14 +100,8 @@ GeminiProvider::GeminiProvider(amp::sdk::Host host, std::string_view config_json
 std::string GeminiProvider::info() { return json::serialize(provider_info(*config_)); }
 
 void GeminiProvider::complete(amp_call_id call, std::string_view request_json) {
-  if (calls_.cancelled_before_start(call)) return;
-  amplifier::ChatRequest request;
-  try {
-    request = amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
-  } catch (const amplifier::ModelError &e) {
-    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
-                                 AMP_ERROR);
-  }
+  auto request = calls_.accept_request(call, request_json);
+  if (!request) return;
   if (config_->api_key.empty())
     return calls_.finish_at_once(
         call,
@@ -115,11 +109,9 @@ void GeminiProvider::complete(amp_call_id call, std::string_view request_json) {
                           "no Gemini API key: set " + std::string(kKeyEnv) + " (or " +
                               std::string(kKeyEnvFallback) + ") or the provider's api_key config"),
         AMP_ERROR);
-  auto gemini_call = std::make_shared<GeminiCall>(host(), call, config_,
-                                                  map_request(request, *config_), request.timeout);
-  calls_.start(call, gemini_call, [&](provider::CallTable::DoneFn done) {
-    gemini_call->start(calls_.http(), std::move(done));
-  });
+  calls_.start_http(call, std::make_shared<GeminiCall>(host(), call, config_,
+                                                     map_request(*request, *config_),
+                                                     request->timeout));
 }
 
 void GeminiProvider::cancel(amp_call_id call, amp_cancel_level level) {

@@ -145,26 +145,17 @@ std::string OllamaProvider::info() {
 }
 
 void OllamaProvider::complete(amp_call_id call, std::string_view request_json) {
-  if (calls_.cancelled_before_start(call)) return;
-  amplifier::ChatRequest request;
-  try {
-    request = amplifier::from_json<amplifier::ChatRequest>(amplifier::parse_json(request_json));
-  } catch (const amplifier::ModelError &e) {
-    return calls_.finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()),
-                                 AMP_ERROR);
-  }
-  MappedChat mapped = map_request(request, *config_);
+  auto request = calls_.accept_request(call, request_json);
+  if (!request) return;
+  MappedChat mapped = map_request(*request, *config_);
   if (mapped.model.empty())
     return calls_.finish_at_once(
         call,
         KernelError::make(ErrorKind::configuration,
                           "no model to send: name one in the request or set default_model"),
         AMP_ERROR);
-  auto ollama_call =
-      std::make_shared<OllamaCall>(host(), call, config_, std::move(mapped), request.timeout);
-  calls_.start(call, ollama_call, [&](provider::CallTable::DoneFn done) {
-    ollama_call->start(calls_.http(), std::move(done));
-  });
+  calls_.start_http(call, std::make_shared<OllamaCall>(host(), call, config_, std::move(mapped),
+                                                   request->timeout));
 }
 
 void OllamaProvider::cancel(amp_call_id call, amp_cancel_level level) {

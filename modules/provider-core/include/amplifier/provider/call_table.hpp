@@ -8,6 +8,7 @@
 // (it waits for one).
 #pragma once
 #include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
 #include "amplifier/module_support/background_executor.hpp"
 #include "amplifier/transport/call.hpp"
 #include "amplifier/transport/http_client.hpp"
@@ -17,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -53,6 +55,16 @@ class CallTable {
   // start forgets it too (nothing was started) and rethrows.
   void start(amp_call_id id, std::shared_ptr<ProviderCall> call,
              const std::function<void(DoneFn done)> &start);
+  // The request of a call about to start, or nullopt when the call has already ended: cancelled
+  // before it started, or its request is not a ChatRequest (ended `invalid_request`).
+  std::optional<amplifier::ChatRequest> accept_request(amp_call_id call,
+                                                       std::string_view request_json);
+  // Registers an HttpProviderCall-like `call` and starts it on the shared client.
+  template <class Call>
+  void start_http(amp_call_id id, const std::shared_ptr<Call> &call) {
+    start(id, call, [&](DoneFn done) { call->start(http(), std::move(done)); });
+  }
+
   // An immediate cancel aborts the exchange; a graceful one lets the completion finish.
   void cancel(amp_call_id call, amp_cancel_level level);
 
