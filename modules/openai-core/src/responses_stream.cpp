@@ -2,6 +2,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 
+#include "amplifier/provider/block_builder.hpp"
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -442,22 +443,9 @@ amplifier::ContentBlock ResponsesTranslator::finished_block(OpenBlock &block) {
     case BlockKind::tool_call:
       break;
   }
-  amplifier::ToolCallBlock call{
-      std::move(block.call_id), std::move(block.name), {}, std::nullopt, {}};
+  amplifier::ToolCallBlock call = amplifier::provider::tool_call_from_arguments(
+      std::move(block.call_id), std::move(block.name), block.text);
   if (!block.item_id.empty()) call.extra["item_id"] = block.item_id;
-  const std::string &arguments = block.text;
-  json::error_code ec;
-  json::value parsed = json::parse(arguments.empty() ? std::string_view("{}") : arguments, ec);
-  if (!ec && parsed.is_object()) {
-    call.input = std::move(parsed.get_object());
-    // Kept when a parse does not give the same text back, so the call is re-sent as written.
-    if (!arguments.empty() && json::serialize(call.input) != arguments)
-      call.extra["arguments"] = arguments;
-  } else {
-    call.extra["arguments"] = arguments;
-    call.extra["arguments_error"] = ec ? "the arguments are not valid JSON (" + ec.message() + ")"
-                                       : std::string("the arguments are JSON but not an object");
-  }
   return call;
 }
 

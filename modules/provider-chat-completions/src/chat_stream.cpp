@@ -48,7 +48,15 @@ amplifier::Usage usage_from(const json::object &usage) {
 }
 
 ChatTranslator::ChatTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
-    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
+    : sink_(sink),
+      map_error_(std::move(map_error)),
+      blocks_(std::move(sink), std::move(deltas), [this](amplifier::ContentBlock &block) {
+        if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
+          thinking->extra[kReasoningFieldKey] = reasoning_field_;
+        if (auto *text = std::get_if<amplifier::TextBlock>(&block); text && refusal_)
+          text->extra["refusal"] = true;
+        refusal_ = false;
+      }) {}
 
 void ChatTranslator::on_sse_data(std::string_view data) {
   const auto first = data.find_first_not_of(" \t\r\n");
@@ -81,37 +89,23 @@ void ChatTranslator::on_chunk(const json::object &chunk) {
 }
 
 void ChatTranslator::on_delta(const json::object &delta) {
-  for (std::string_view field : {"reasoning_content", "reasoning"})
-    if (auto text = string_at(delta, field); !text.empty()) reasoning(field, text);
-  if (auto content = string_at(delta, "content"); !content.empty()) text(content, false);
-  if (auto refusal = string_at(delta, "refusal"); !refusal.empty()) text(refusal, true);
+  for (std::string_view field : {"reasoning_content", "reasoning"}) {
+    const std::string_view text = string_at(delta, field);
+    if (text.empty()) continue;
+    if (!blocks_.thinking_open()) {
+      blocks_.end_open();
+      reasoning_field_ = field;
+    }
+    blocks_.thinking(text);
+  }
+  blocks_.text(string_at(delta, "content"));
+  if (auto refusal = string_at(delta, "refusal"); !refusal.empty()) {
+    blocks_.text(refusal);
+    refusal_ = true;
+  }
   if (const json::array *calls = array_at(delta, "tool_calls"))
     for (std::size_t i = 0; i < calls->size(); ++i)
       if (const json::object *fragment = (*calls)[i].if_object()) tool_fragment(*fragment, i);
-}
-
-void ChatTranslator::reasoning(std::string_view field, std::string_view text) {
-  if (open_kind_ != Kind::thinking) {
-    end_open_block();
-    open_kind_ = Kind::thinking;
-    open_index_ = next_index_++;
-    reasoning_field_ = field;
-    sink_(stream::thinking_start(open_index_));
-  }
-  open_text_ += text;
-  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_THINKING, text);
-}
-
-void ChatTranslator::text(std::string_view text, bool refusal) {
-  if (open_kind_ != Kind::text) {
-    end_open_block();
-    open_kind_ = Kind::text;
-    open_index_ = next_index_++;
-    sink_(stream::text_start(open_index_));
-  }
-  refusal_ = refusal_ || refusal;
-  open_text_ += text;
-  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_TEXT, text);
 }
 
 void ChatTranslator::tool_fragment(const json::object &fragment, std::size_t position) {
@@ -122,68 +116,27 @@ void ChatTranslator::tool_fragment(const json::object &fragment, std::size_t pos
   const json::object *function = object_at(fragment, "function");
   auto it = tool_calls_.find(key);
   if (it == tool_calls_.end()) {
-    end_open_block();
     ToolCall call;
-    call.index = next_index_++;
     call.id = string_at(fragment, "id");
-    if (call.id.empty()) call.id = "call_" + std::to_string(call.index);  // stable per response
+    // Stable per response when the server gives none.
+    if (call.id.empty()) call.id = "call_" + std::to_string(blocks_.next_index());
     call.name = function ? string_at(*function, "name") : std::string_view();
-    sink_(stream::tool_call_start(call.index, call.id, call.name));
+    call.index = blocks_.start_tool_call(call.id, call.name);
     it = tool_calls_.emplace(key, std::move(call)).first;
   } else if (function && it->second.name.empty()) {
     it->second.name = string_at(*function, "name");
   }
   if (!function) return;
-  if (auto arguments = string_at(*function, "arguments"); !arguments.empty()) {
-    it->second.arguments += arguments;
-    deltas_(static_cast<std::uint32_t>(it->second.index), AMP_DELTA_TOOL_INPUT, arguments);
-  }
-}
-
-void ChatTranslator::end_open_block() {
-  if (open_kind_ == Kind::none) return;
-  amplifier::ContentBlock block;
-  if (open_kind_ == Kind::thinking) {
-    amplifier::ThinkingBlock thinking{std::move(open_text_), std::nullopt, std::nullopt, {}};
-    thinking.extra[kReasoningFieldKey] = reasoning_field_;
-    block = std::move(thinking);
-  } else {
-    amplifier::TextBlock text{std::move(open_text_), std::nullopt, {}};
-    if (refusal_) text.extra["refusal"] = true;
-    block = std::move(text);
-  }
-  sink_(stream::block_end(open_index_, block));
-  blocks_.emplace(open_index_, std::move(block));
-  open_kind_ = Kind::none;
-  open_text_.clear();
-  refusal_ = false;
-}
-
-amplifier::ContentBlock ChatTranslator::tool_block(ToolCall &call) const {
-  amplifier::ToolCallBlock block{std::move(call.id), std::move(call.name), {}, std::nullopt, {}};
-  json::error_code ec;
-  json::value parsed =
-      json::parse(call.arguments.empty() ? std::string_view("{}") : call.arguments, ec);
-  if (!ec && parsed.is_object()) {
-    block.input = std::move(parsed.get_object());
-    // Kept when a parse does not give the same text back, so the call is re-sent as written.
-    if (!call.arguments.empty() && json::serialize(block.input) != call.arguments)
-      block.extra["arguments"] = call.arguments;
-  } else {
-    block.extra["arguments"] = call.arguments;
-    block.extra["arguments_error"] = ec ? "the arguments are not valid JSON (" + ec.message() + ")"
-                                        : std::string("the arguments are JSON but not an object");
-  }
-  return block;
+  const std::string_view arguments = string_at(*function, "arguments");
+  it->second.arguments += arguments;
+  blocks_.tool_input(it->second.index, arguments);
 }
 
 void ChatTranslator::finish() {
-  end_open_block();
-  for (auto &[key, call] : tool_calls_) {
-    amplifier::ContentBlock block = tool_block(call);
-    sink_(stream::block_end(call.index, block));
-    blocks_.emplace(call.index, std::move(block));
-  }
+  blocks_.end_open();
+  for (auto &[key, call] : tool_calls_)
+    blocks_.end_block(call.index, amplifier::provider::tool_call_from_arguments(
+                                      std::move(call.id), std::move(call.name), call.arguments));
   if (usage_) sink_(stream::usage(*usage_));
   finished_ = true;
 }
@@ -206,8 +159,7 @@ void ChatTranslator::on_completion(const json::object &completion) {
 amplifier::ChatResponse ChatTranslator::take_response(std::string_view provider) {
   if (!finished_) stream_fail("the stream ended before data: [DONE]");
   amplifier::ChatResponse response;
-  for (auto &[index, block] : blocks_) response.content.push_back(std::move(block));
-  blocks_.clear();
+  response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);
   response.usage = usage_;
   response.finish_reason = finish_reason_of(finish_reason_, !response.tool_calls.empty());

@@ -19,6 +19,7 @@
 #include "amplifier/model.hpp"
 #include "amplifier_plugin.h"
 
+#include "amplifier/provider/block_builder.hpp"
 #include "amplifier/provider/chunk_parser.hpp"
 
 #include <boost/json/object.hpp>
@@ -42,6 +43,8 @@ class ChatTranslator {
 
   // `sink` receives the block starts and ends and the usage; `deltas` the typed deltas.
   ChatTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas);
+  ChatTranslator(const ChatTranslator &) = delete;
+  ChatTranslator &operator=(const ChatTranslator &) = delete;
 
   // One SSE event's data. Throws amplifier::KernelException: the server's error for an error
   // chunk, kind `stream` for invalid JSON or data after [DONE].
@@ -50,7 +53,7 @@ class ChatTranslator {
   void on_completion(const boost::json::object &completion);
 
   bool finished() const noexcept { return finished_; }
-  bool content_started() const noexcept { return next_index_ > 0; }
+  bool content_started() const noexcept { return blocks_.content_started(); }
 
   // The response: content in block order, usage, finish_reason (stop | length | tool_calls |
   // content_filter), metadata {provider, model, id}. Throws KernelException (stream) when
@@ -58,7 +61,6 @@ class ChatTranslator {
   amplifier::ChatResponse take_response(std::string_view provider);
 
  private:
-  enum class Kind { none, thinking, text };
   struct ToolCall {
     std::size_t index = 0;
     std::string id, name, arguments;
@@ -66,26 +68,16 @@ class ChatTranslator {
 
   void on_chunk(const boost::json::object &chunk);
   void on_delta(const boost::json::object &delta);
-  void reasoning(std::string_view field, std::string_view text);
-  void text(std::string_view text, bool refusal);
   void tool_fragment(const boost::json::object &fragment, std::size_t position);
-  void end_open_block();
   void finish();
-  amplifier::ContentBlock tool_block(ToolCall &call) const;
 
   EventSink sink_;
   StreamErrorMapper map_error_;
-  DeltaSink deltas_;
   amplifier::provider::ChunkParser parser_;  // most chunks parse without a heap allocation
-
-  Kind open_kind_ = Kind::none;
-  std::size_t open_index_ = 0;
-  std::string open_text_;
-  std::string reasoning_field_;
-  bool refusal_ = false;
-  std::map<std::int64_t, ToolCall> tool_calls_;            // by the server's tool-call index
-  std::map<std::size_t, amplifier::ContentBlock> blocks_;  // ended, by our index
-  std::size_t next_index_ = 0;
+  amplifier::provider::BlockBuilder blocks_;
+  std::string reasoning_field_;                  // the field the open thinking came in
+  bool refusal_ = false;                         // the open text is a refusal
+  std::map<std::int64_t, ToolCall> tool_calls_;  // by the server's tool-call index
 
   std::string id_, model_, finish_reason_;
   std::optional<amplifier::Usage> usage_;

@@ -46,7 +46,13 @@ amplifier::Usage usage_from(const json::object &usage) {
 }
 
 GeminiTranslator::GeminiTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
-    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
+    : sink_(sink),
+      map_error_(std::move(map_error)),
+      blocks_(std::move(sink), std::move(deltas), [](amplifier::ContentBlock &block) {
+        // Thought parts go back as thought parts.
+        if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
+          thinking->extra["reasoning_field"] = kReasoningField;
+      }) {}
 
 void GeminiTranslator::on_sse_data(std::string_view data) {
   json::error_code ec;
@@ -75,7 +81,7 @@ void GeminiTranslator::on_chunk(const json::object &chunk) {
       for (const json::value &part : *parts)
         if (const json::object *object = part.if_object()) on_part(*object);
   if (auto reason = string_at(candidate, "finishReason"); !reason.empty()) {
-    end_open_block();
+    blocks_.end_open();
     finish_reason_ = reason;
     if (usage_) sink_(stream::usage(*usage_));
   }
@@ -86,73 +92,49 @@ void GeminiTranslator::on_part(const json::object &part) {
   const json::value *text_value = part.if_contains("text");
   if (!text_value || !text_value->is_string()) return;  // inline data and newer kinds: not kept
   const std::string_view text = text_value->get_string();
-  const std::string_view signature = string_at(part, "thoughtSignature");
+  const std::string signature(string_at(part, "thoughtSignature"));
   const json::value *thought = part.if_contains("thought");
-  const Kind kind =
-      thought && thought->is_bool() && thought->get_bool() ? Kind::thinking : Kind::text;
+  const bool thinking = thought && thought->is_bool() && thought->get_bool();
+  if (text.empty() && signature.empty()) return;  // an empty part says nothing
+  const bool open_of_kind = thinking ? blocks_.thinking_open() : blocks_.text_open();
   // A signed part is a block of its own: the signature must go back on that part alone.
-  if (!signature.empty() && open_kind_ == kind && !open_text_.empty()) end_open_block();
-  open(kind);
-  if (!text.empty()) {
-    open_text_ += text;
-    deltas_(static_cast<std::uint32_t>(open_index_),
-            kind == Kind::thinking ? AMP_DELTA_THINKING : AMP_DELTA_TEXT, text);
+  if (!signature.empty() || !open_of_kind) {
+    if (thinking)
+      blocks_.start_thinking();
+    else
+      blocks_.start_text();
   }
-  if (!signature.empty()) end_open_block(signature);
-}
-
-void GeminiTranslator::open(Kind kind) {
-  if (open_kind_ == kind) return;
-  end_open_block();
-  open_kind_ = kind;
-  open_index_ = next_index_++;
-  sink_(kind == Kind::thinking ? stream::thinking_start(open_index_)
-                               : stream::text_start(open_index_));
-}
-
-void GeminiTranslator::end_open_block(std::string_view signature) {
-  if (open_kind_ == Kind::none) return;
-  amplifier::ContentBlock block;
-  if (open_kind_ == Kind::thinking) {
-    amplifier::ThinkingBlock thinking{std::move(open_text_), std::nullopt, std::nullopt, {}};
-    if (!signature.empty()) thinking.signature = std::string(signature);
-    thinking.extra["reasoning_field"] = kReasoningField;
-    block = std::move(thinking);
-  } else {
-    amplifier::TextBlock text{std::move(open_text_), std::nullopt, {}};
-    if (!signature.empty()) text.extra[kSignatureKey] = signature;
-    block = std::move(text);
-  }
-  sink_(stream::block_end(open_index_, block));
-  blocks_.emplace(open_index_, std::move(block));
-  open_kind_ = Kind::none;
-  open_text_.clear();
+  if (thinking)
+    blocks_.thinking(text);
+  else
+    blocks_.text(text);
+  if (signature.empty()) return;
+  blocks_.end_open([&](amplifier::ContentBlock &block) {
+    if (auto *th = std::get_if<amplifier::ThinkingBlock>(&block)) th->signature = signature;
+    if (auto *t = std::get_if<amplifier::TextBlock>(&block)) t->extra[kSignatureKey] = signature;
+  });
 }
 
 void GeminiTranslator::function_call(const json::object &part) {
-  end_open_block();
   saw_call_ = true;
-  const std::size_t index = next_index_++;
   const json::object *call = object_at(part, "functionCall");
   std::string id(call ? string_at(*call, "id") : std::string_view());
-  if (id.empty()) id = "call_" + std::to_string(index);  // the API gives none: stable per response
+  // The API gives none: stable per response.
+  if (id.empty()) id = "call_" + std::to_string(blocks_.next_index());
   const std::string name(call ? string_at(*call, "name") : std::string_view());
   amplifier::ToolCallBlock block{id, name, {}, std::nullopt, {}};
   if (const json::object *args = call ? object_at(*call, "args") : nullptr) block.input = *args;
   if (auto signature = string_at(part, "thoughtSignature"); !signature.empty())
     block.extra[kSignatureKey] = signature;
-  sink_(stream::tool_call_start(index, id, name));
-  deltas_(static_cast<std::uint32_t>(index), AMP_DELTA_TOOL_INPUT, json::serialize(block.input));
-  amplifier::ContentBlock ended = std::move(block);
-  sink_(stream::block_end(index, ended));
-  blocks_.emplace(index, std::move(ended));
+  const std::size_t index = blocks_.start_tool_call(id, name);
+  blocks_.tool_input(index, json::serialize(block.input));
+  blocks_.end_block(index, std::move(block));
 }
 
 amplifier::ChatResponse GeminiTranslator::take_response(std::string_view provider) {
   if (!finished()) fail(ErrorKind::stream, "the stream ended before a finishReason");
   amplifier::ChatResponse response;
-  for (auto &[index, block] : blocks_) response.content.push_back(std::move(block));
-  blocks_.clear();
+  response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);
   response.usage = usage_;
   if (filtered(finish_reason_))

@@ -16,6 +16,7 @@
 #pragma once
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
+#include "amplifier/provider/block_builder.hpp"
 #include "amplifier/provider/chunk_parser.hpp"
 #include "amplifier_plugin.h"
 
@@ -39,6 +40,8 @@ class GeminiTranslator {
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 
   GeminiTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas);
+  GeminiTranslator(const GeminiTranslator &) = delete;
+  GeminiTranslator &operator=(const GeminiTranslator &) = delete;
 
   // One SSE event's data. Throws amplifier::KernelException (the API's error, a blocked
   // prompt as content_filter, kind `stream` for invalid JSON).
@@ -46,28 +49,18 @@ class GeminiTranslator {
   void on_chunk(const boost::json::object &chunk);
 
   bool finished() const noexcept { return !finish_reason_.empty(); }
-  bool content_started() const noexcept { return next_index_ > 0; }
+  bool content_started() const noexcept { return blocks_.content_started(); }
 
   amplifier::ChatResponse take_response(std::string_view provider);
 
  private:
-  enum class Kind { none, thinking, text };
-
   void on_part(const boost::json::object &part);
-  void open(Kind kind);
-  void end_open_block(std::string_view signature = {});
   void function_call(const boost::json::object &part);
 
   EventSink sink_;
   StreamErrorMapper map_error_;
-  DeltaSink deltas_;
   amplifier::provider::ChunkParser parser_;  // most chunks parse without a heap allocation
-
-  Kind open_kind_ = Kind::none;
-  std::size_t open_index_ = 0;
-  std::string open_text_;
-  std::map<std::size_t, amplifier::ContentBlock> blocks_;
-  std::size_t next_index_ = 0;
+  amplifier::provider::BlockBuilder blocks_;
   bool saw_call_ = false;
 
   std::string model_, response_id_, finish_reason_;

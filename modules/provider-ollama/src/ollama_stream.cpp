@@ -43,7 +43,13 @@ OllamaTranslator::LineFields::LineFields(amplifier::JsonFieldReader &reader)
       tool_calls(reader.declare({"message", "tool_calls"})) {}
 
 OllamaTranslator::OllamaTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas)
-    : sink_(std::move(sink)), map_error_(std::move(map_error)), deltas_(std::move(deltas)) {}
+    : sink_(sink),
+      map_error_(std::move(map_error)),
+      blocks_(std::move(sink), std::move(deltas), [](amplifier::ContentBlock &block) {
+        // Ollama's thinking goes back in its own `thinking` field.
+        if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
+          thinking->extra["reasoning_field"] = kReasoningField;
+      }) {}
 
 void OllamaTranslator::on_line(std::string_view line) {
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
@@ -63,23 +69,10 @@ bool OllamaTranslator::fast_line(std::string_view line) {
       reader_.has(fields_.tool_calls) || reader_.kind(fields_.done) != Kind::boolean ||
       reader_.boolean(fields_.done).value_or(true))
     return false;
-  if (reader_.kind(fields_.thinking) == Kind::string) thinking(reader_.string(fields_.thinking));
-  if (reader_.kind(fields_.content) == Kind::string) text(reader_.string(fields_.content));
+  if (reader_.kind(fields_.thinking) == Kind::string)
+    blocks_.thinking(reader_.string(fields_.thinking));
+  if (reader_.kind(fields_.content) == Kind::string) blocks_.text(reader_.string(fields_.content));
   return true;
-}
-
-void OllamaTranslator::thinking(std::string_view text) {
-  if (text.empty()) return;
-  open(Kind::thinking);
-  open_text_ += text;
-  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_THINKING, text);
-}
-
-void OllamaTranslator::text(std::string_view text) {
-  if (text.empty()) return;
-  open(Kind::text);
-  open_text_ += text;
-  deltas_(static_cast<std::uint32_t>(open_index_), AMP_DELTA_TEXT, text);
 }
 
 void OllamaTranslator::on_chunk(const json::object &chunk) {
@@ -87,8 +80,8 @@ void OllamaTranslator::on_chunk(const json::object &chunk) {
   if (finished_) stream_fail("a line after the done line");
   if (auto model = string_at(chunk, "model"); !model.empty()) model_ = model;
   if (const json::object *message = object_at(chunk, "message")) {
-    thinking(string_at(*message, "thinking"));
-    text(string_at(*message, "content"));
+    blocks_.thinking(string_at(*message, "thinking"));
+    blocks_.text(string_at(*message, "content"));
     if (const json::array *calls = array_at(*message, "tool_calls"))
       for (const json::value &call : *calls)
         if (const json::object *object = call.if_object()) tool_call(*object);
@@ -97,63 +90,30 @@ void OllamaTranslator::on_chunk(const json::object &chunk) {
   if (done && done->is_bool() && done->get_bool()) finish(chunk);
 }
 
-void OllamaTranslator::open(Kind kind) {
-  if (open_kind_ == kind) return;
-  end_open_block();
-  open_kind_ = kind;
-  open_index_ = next_index_++;
-  sink_(kind == Kind::thinking ? stream::thinking_start(open_index_)
-                               : stream::text_start(open_index_));
-}
-
-void OllamaTranslator::end_open_block() {
-  if (open_kind_ == Kind::none) return;
-  amplifier::ContentBlock block;
-  if (open_kind_ == Kind::thinking) {
-    amplifier::ThinkingBlock thinking{std::move(open_text_), std::nullopt, std::nullopt, {}};
-    thinking.extra["reasoning_field"] = kReasoningField;
-    block = std::move(thinking);
-  } else {
-    block = amplifier::TextBlock{std::move(open_text_), std::nullopt, {}};
-  }
-  sink_(stream::block_end(open_index_, block));
-  blocks_.emplace(open_index_, std::move(block));
-  open_kind_ = Kind::none;
-  open_text_.clear();
-}
-
 void OllamaTranslator::tool_call(const json::object &call) {
-  end_open_block();
   saw_tool_call_ = true;
-  const std::size_t index = next_index_++;
   const json::object *function = object_at(call, "function");
   std::string id(string_at(call, "id"));
-  if (id.empty()) id = "call_" + std::to_string(index);  // the documented shape has none
-  const std::string name(function ? string_at(*function, "name") : std::string_view());
-  amplifier::ToolCallBlock block{id, name, {}, std::nullopt, {}};
+  // The documented shape has none: stable per response.
+  if (id.empty()) id = "call_" + std::to_string(blocks_.next_index());
+  std::string name(function ? string_at(*function, "name") : std::string_view());
   const json::value *arguments = function ? function->if_contains("arguments") : nullptr;
-  if (arguments && arguments->is_object()) {
-    block.input = arguments->get_object();
-  } else if (arguments && arguments->is_string()) {
-    // Some servers send text after all: parsed, or kept with the reason (see ToolCallBlock).
-    json::error_code ec;
-    json::value parsed = json::parse(arguments->get_string(), ec);
-    if (!ec && parsed.is_object()) {
-      block.input = std::move(parsed.get_object());
-    } else {
-      block.extra["arguments"] = *arguments;
-      block.extra["arguments_error"] = "the arguments are not a JSON object";
-    }
+  amplifier::ToolCallBlock block;
+  if (arguments && arguments->is_string()) {
+    // Some servers send text after all.
+    block = amplifier::provider::tool_call_from_arguments(id, name,
+                                                          std::string(arguments->get_string()));
+  } else {
+    block = amplifier::ToolCallBlock{id, name, {}, std::nullopt, {}};
+    if (arguments && arguments->is_object()) block.input = arguments->get_object();
   }
-  sink_(stream::tool_call_start(index, id, name));
-  deltas_(static_cast<std::uint32_t>(index), AMP_DELTA_TOOL_INPUT, json::serialize(block.input));
-  amplifier::ContentBlock ended = std::move(block);
-  sink_(stream::block_end(index, ended));
-  blocks_.emplace(index, std::move(ended));
+  const std::size_t index = blocks_.start_tool_call(id, name);
+  blocks_.tool_input(index, json::serialize(block.input));
+  blocks_.end_block(index, std::move(block));
 }
 
 void OllamaTranslator::finish(const json::object &done) {
-  end_open_block();
+  blocks_.end_open();
   done_reason_ = string_at(done, "done_reason");
   const auto prompt = count_at(done, "prompt_eval_count");
   const auto eval = count_at(done, "eval_count");
@@ -175,8 +135,7 @@ void OllamaTranslator::finish(const json::object &done) {
 amplifier::ChatResponse OllamaTranslator::take_response(std::string_view provider) {
   if (!finished_) stream_fail("the stream ended before its done line");
   amplifier::ChatResponse response;
-  for (auto &[index, block] : blocks_) response.content.push_back(std::move(block));
-  blocks_.clear();
+  response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);
   response.usage = usage_;
   if (saw_tool_call_)

@@ -16,6 +16,7 @@
 #include "amplifier/errors.hpp"
 #include "amplifier/json_fields.hpp"
 #include "amplifier/model.hpp"
+#include "amplifier/provider/block_builder.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
@@ -38,6 +39,8 @@ class OllamaTranslator {
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 
   OllamaTranslator(EventSink sink, StreamErrorMapper map_error, DeltaSink deltas);
+  OllamaTranslator(const OllamaTranslator &) = delete;
+  OllamaTranslator &operator=(const OllamaTranslator &) = delete;
 
   // One line of the body. Throws amplifier::KernelException: the server's error for an error
   // line, kind `stream` for invalid JSON or lines after the done line.
@@ -45,7 +48,7 @@ class OllamaTranslator {
   void on_chunk(const boost::json::object &chunk);
 
   bool finished() const noexcept { return finished_; }
-  bool content_started() const noexcept { return next_index_ > 0; }
+  bool content_started() const noexcept { return blocks_.content_started(); }
 
   // The response: content in block order, usage, finish_reason, metadata {provider, model,
   // done_reason, durations in ms}. Throws KernelException (stream) when the stream did not
@@ -53,8 +56,6 @@ class OllamaTranslator {
   amplifier::ChatResponse take_response(std::string_view provider);
 
  private:
-  enum class Kind { none, thinking, text };
-
   struct LineFields {
     explicit LineFields(amplifier::JsonFieldReader &reader);
     amplifier::JsonFieldReader::Field error, done, content, thinking, tool_calls;
@@ -62,24 +63,14 @@ class OllamaTranslator {
 
   // True when the line held only text or thinking and was handled without a DOM.
   bool fast_line(std::string_view line);
-  void thinking(std::string_view text);
-  void text(std::string_view text);
-  void open(Kind kind);
-  void end_open_block();
   void tool_call(const boost::json::object &call);
   void finish(const boost::json::object &done);
 
   EventSink sink_;
   StreamErrorMapper map_error_;
-  DeltaSink deltas_;
   amplifier::JsonFieldReader reader_;
   LineFields fields_{reader_};
-
-  Kind open_kind_ = Kind::none;
-  std::size_t open_index_ = 0;
-  std::string open_text_;
-  std::map<std::size_t, amplifier::ContentBlock> blocks_;  // ended, by our index
-  std::size_t next_index_ = 0;
+  amplifier::provider::BlockBuilder blocks_;
   bool saw_tool_call_ = false;
 
   std::string model_, done_reason_;
