@@ -63,24 +63,16 @@ ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
 
 void ResponsesCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
   client_ = &client;
-  provider::report_tool_repairs(identity().host, config_->module_id, mapped_.repaired_tool_calls,
-                                mapped_.dropped_tool_results);
-  announce(mapped_.body, "input", std::move(on_done));
-  start_exchange(client, spec());
+  begin(client, mapped_.body, "input", {mapped_.repaired_tool_calls, mapped_.dropped_tool_results},
+        std::move(on_done), spec());
 }
 
 transport::CallSpec ResponsesCall::spec() const {
-  transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts = provider::timeouts_for(*config_, request_.timeout, mapped_.stream);
-  spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options();
-  return spec;
+  return post(json::serialize(mapped_.body), *config_, request_.timeout);
 }
 
 ResponsesTranslator &ResponsesCall::new_translator() {
-  StreamSinks sinks = stream_sinks();
-  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
-                             std::move(sinks.deltas), first_index_);
+  return fresh_translator(translator_, first_index_);
 }
 
 void ResponsesCall::refine_error(KernelError &error, const transport::Headers *) const {
@@ -122,19 +114,13 @@ void ResponsesCall::on_complete(transport::CallResult result) {
     refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
-  try {
+  finish_guarded(status, [&] {
     if (!mapped_.stream) return round_finished(whole_response(result.body), status);
-    if (!translator_ || !translator_->finished()) {
-      std::string message = "the stream ended before response.completed";
-      if (result.sse_end.truncated) message += " (its last event was cut off)";
-      return finish_error(KernelError::make(ErrorKind::stream, std::move(message)), status);
-    }
-    return round_finished(translator_->take_result(), status);
-  } catch (const KernelException &e) {
-    return finish_error(e.error(), status);
-  } catch (const std::exception &e) {
-    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
-  }
+    if (!translator_ || !translator_->finished())
+      return finish_error(unfinished_stream("response.completed", result.sse_end.truncated),
+                          status);
+    round_finished(translator_->take_result(), status);
+  });
 }
 
 bool ResponsesCall::continues(const RoundResult &round) const {

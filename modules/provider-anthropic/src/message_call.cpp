@@ -30,26 +30,12 @@ MessageCall::MessageCall(amp::sdk::Host host, amp_call_id id,
       request_timeout_seconds_(request_timeout_seconds) {}
 
 void MessageCall::start(transport::HttpClient &client, DoneFn on_done) {
-  report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
-                      mapped_.dropped_tool_results);
-  announce(mapped_.body, "messages", std::move(on_done));
-  start_exchange(client, spec());
+  begin(client, mapped_.body, "messages",
+        {mapped_.repaired_tool_calls, mapped_.dropped_tool_results}, std::move(on_done),
+        post(json::serialize(mapped_.body), *config_, request_timeout_seconds_));
 }
 
-transport::CallSpec MessageCall::spec() const {
-  transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts = timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
-  spec.retry = retry_options(*config_);
-  spec.errors = error_options();
-  return spec;
-}
-
-StreamTranslator &MessageCall::new_translator() {
-  forget_raw();
-  StreamSinks sinks = stream_sinks();
-  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
-                             std::move(sinks.deltas));
-}
+StreamTranslator &MessageCall::new_translator() { return fresh_translator(translator_); }
 
 transport::ErrorMappingOptions MessageCall::error_options() const {
   return anthropic_error_options(mapped_.model);
@@ -92,19 +78,12 @@ void MessageCall::on_complete(transport::CallResult result) {
     refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
-  try {
+  finish_guarded(status, [&] {
     if (!mapped_.stream) return finish_with(whole_response(result.body), status);
-    if (!translator_ || !translator_->complete()) {
-      std::string message = "the stream ended before message_stop";
-      if (result.sse_end.truncated) message += " (its last event was cut off)";
-      return finish_error(KernelError::make(ErrorKind::stream, std::move(message)), status);
-    }
-    return finish_with(translator_->take_response(kModuleId), status);
-  } catch (const KernelException &e) {
-    return finish_error(e.error(), status);
-  } catch (const std::exception &e) {
-    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
-  }
+    if (!translator_ || !translator_->complete())
+      return finish_error(unfinished_stream("message_stop", result.sse_end.truncated), status);
+    finish_with(translator_->take_response(kModuleId), status);
+  });
 }
 
 void MessageCall::finish_with(amplifier::ChatResponse response, int status) {

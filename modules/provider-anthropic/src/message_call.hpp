@@ -30,7 +30,6 @@ class MessageCall final : public amplifier::provider::HttpProviderCall {
   void start(amplifier::transport::HttpClient &client, DoneFn on_done);
 
  private:
-  amplifier::transport::CallSpec spec() const;
   void on_head() override;
   void on_event(const amplifier::transport::SseEvent &event,
                 amplifier::transport::CallControl &control) override;

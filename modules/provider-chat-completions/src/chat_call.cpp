@@ -48,27 +48,15 @@ ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const Ch
 
 void ChatCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
   client_ = &client;
-  provider::report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
-                                mapped_.dropped_tool_results);
-  announce(mapped_.body, "messages", std::move(on_done));
-  start_exchange(client, spec());
+  begin(client, mapped_.body, "messages",
+        {mapped_.repaired_tool_calls, mapped_.dropped_tool_results}, std::move(on_done), spec());
 }
 
 transport::CallSpec ChatCall::spec() const {
-  transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts =
-      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
-  spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options();
-  return spec;
+  return post(json::serialize(mapped_.body), *config_, request_timeout_seconds_);
 }
 
-ChatTranslator &ChatCall::new_translator() {
-  forget_raw();
-  provider::StreamSinks sinks = stream_sinks();
-  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
-                             std::move(sinks.deltas));
-}
+ChatTranslator &ChatCall::new_translator() { return fresh_translator(translator_); }
 
 void ChatCall::on_head() {
   // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
@@ -118,19 +106,12 @@ void ChatCall::on_complete(transport::CallResult result) {
     }
     return finish_error(std::move(*result.error), status);
   }
-  try {
+  finish_guarded(status, [&] {
     if (!mapped_.stream) return finish_with(whole_response(result.body), status);
-    if (!translator_ || !translator_->finished()) {
-      std::string message = "the stream ended before data: [DONE]";
-      if (result.sse_end.truncated) message += " (its last event was cut off)";
-      return finish_error(KernelError::make(ErrorKind::stream, std::move(message)), status);
-    }
-    return finish_with(translator_->take_response(kModuleId), status);
-  } catch (const KernelException &e) {
-    return finish_error(e.error(), status);
-  } catch (const std::exception &e) {
-    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
-  }
+    if (!translator_ || !translator_->finished())
+      return finish_error(unfinished_stream("data: [DONE]", result.sse_end.truncated), status);
+    finish_with(translator_->take_response(kModuleId), status);
+  });
 }
 
 void ChatCall::finish_with(amplifier::ChatResponse response, int status) {

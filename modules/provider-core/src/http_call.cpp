@@ -51,6 +51,31 @@ transport::CallSpec HttpProviderCall::post(std::string body) const {
   return spec;
 }
 
+transport::CallSpec HttpProviderCall::post(std::string body, const HttpConfig &config,
+                                           std::optional<double> request_timeout) const {
+  transport::CallSpec spec = post(std::move(body));
+  spec.request.timeouts = timeouts_for(config, request_timeout, wire_.stream);
+  spec.retry = retry_options(config);
+  spec.errors = error_options();
+  return spec;
+}
+
+void HttpProviderCall::begin(transport::HttpClient &client, const json::object &body,
+                             std::string_view items_key, Repairs repairs,
+                             CallTable::DoneFn on_done, transport::CallSpec first) {
+  report_tool_repairs(identity_.host, identity_.provider, repairs.repaired_tool_calls,
+                      repairs.dropped_tool_results);
+  announce(body, items_key, std::move(on_done));
+  start_exchange(client, std::move(first));
+}
+
+amplifier::KernelError HttpProviderCall::unfinished_stream(std::string_view end_marker,
+                                                           bool truncated) {
+  std::string message = "the stream ended before " + std::string(end_marker);
+  if (truncated) message += " (its last event was cut off)";
+  return amplifier::KernelError::make(amplifier::ErrorKind::stream, std::move(message));
+}
+
 void HttpProviderCall::start_exchange(transport::HttpClient &client, transport::CallSpec spec) {
   transport::CallHandlers handlers;
   // Each handler keeps the call alive until the exchange has ended.

@@ -66,27 +66,12 @@ GeminiCall::GeminiCall(amp::sdk::Host host, amp_call_id id,
       request_timeout_seconds_(request_timeout_seconds) {}
 
 void GeminiCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
-  provider::report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
-                                mapped_.dropped_tool_results);
-  announce(mapped_.body, "contents", std::move(on_done));
-  start_exchange(client, spec());
+  begin(client, mapped_.body, "contents",
+        {mapped_.repaired_tool_calls, mapped_.dropped_tool_results}, std::move(on_done),
+        post(json::serialize(mapped_.body), *config_, request_timeout_seconds_));
 }
 
-transport::CallSpec GeminiCall::spec() const {
-  transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts =
-      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
-  spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options();
-  return spec;
-}
-
-GeminiTranslator &GeminiCall::new_translator() {
-  forget_raw();
-  provider::StreamSinks sinks = stream_sinks();
-  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
-                             std::move(sinks.deltas));
-}
+GeminiTranslator &GeminiCall::new_translator() { return fresh_translator(translator_); }
 
 void GeminiCall::on_head() {
   // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
@@ -113,7 +98,7 @@ void GeminiCall::on_complete(transport::CallResult result) {
     refine_error(error, &result.head.headers);
     return finish_error(std::move(error), status);
   }
-  try {
+  finish_guarded(status, [&] {
     if (!mapped_.stream) {
       GeminiTranslator &translator = translator_ ? *translator_ : new_translator();
       capture_raw_event(result.body);
@@ -124,18 +109,11 @@ void GeminiCall::on_complete(transport::CallResult result) {
         result.sse_end.unterminated_data)
       translator_->on_sse_data(*result.sse_end.unterminated_data);
     if (!translator_ || !translator_->finished())
-      return finish_error(
-          KernelError::make(ErrorKind::stream, "the stream ended before a finishReason"), status);
+      return finish_error(unfinished_stream("a finishReason", false), status);
     amplifier::ChatResponse response = translator_->take_response(kModuleId);
     response.degradations = mapped_.degradations;
-    return finish_ok(std::move(response), status);
-  } catch (const KernelException &e) {
-    KernelError error = e.error();
-    refine_error(error, nullptr);
-    return finish_error(std::move(error), status);
-  } catch (const std::exception &e) {
-    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
-  }
+    finish_ok(std::move(response), status);
+  });
 }
 
 }  // namespace gemini

@@ -33,7 +33,6 @@ class GeminiCall final : public amplifier::provider::HttpProviderCall {
              amplifier::provider::CallTable::DoneFn on_done);
 
  private:
-  amplifier::transport::CallSpec spec() const;
   GeminiTranslator &new_translator();
   void refine_error(amplifier::KernelError &error,
                     const amplifier::transport::Headers *headers) const override;

@@ -47,19 +47,13 @@ OllamaCall::OllamaCall(amp::sdk::Host host, amp_call_id id,
 
 void OllamaCall::start(transport::HttpClient &client, provider::CallTable::DoneFn on_done) {
   client_ = &client;
-  provider::report_tool_repairs(identity().host, kModuleId, mapped_.repaired_tool_calls,
-                                mapped_.dropped_tool_results);
-  announce(mapped_.body, "messages", std::move(on_done));
-  start_exchange(client, chat_spec());
+  begin(client, mapped_.body, "messages",
+        {mapped_.repaired_tool_calls, mapped_.dropped_tool_results}, std::move(on_done),
+        chat_spec());
 }
 
 transport::CallSpec OllamaCall::chat_spec() const {
-  transport::CallSpec spec = post(json::serialize(mapped_.body));
-  spec.request.timeouts =
-      provider::timeouts_for(*config_, request_timeout_seconds_, mapped_.stream);
-  spec.retry = provider::retry_options(*config_);
-  spec.errors = error_options();
-  return spec;
+  return post(json::serialize(mapped_.body), *config_, request_timeout_seconds_);
 }
 
 transport::CallSpec OllamaCall::pull_spec() const {
@@ -76,12 +70,7 @@ transport::CallSpec OllamaCall::pull_spec() const {
   return spec;
 }
 
-OllamaTranslator &OllamaCall::new_translator() {
-  forget_raw();
-  provider::StreamSinks sinks = stream_sinks();
-  return translator_.emplace(std::move(sinks.events), std::move(sinks.map_error),
-                             std::move(sinks.deltas));
-}
+OllamaTranslator &OllamaCall::new_translator() { return fresh_translator(translator_); }
 
 void OllamaCall::on_head() {
   // Each attempt that got a 2xx starts afresh: a retried attempt never delivered content.
@@ -145,25 +134,19 @@ void OllamaCall::on_complete(transport::CallResult result) {
       error.message = "model '" + mapped_.model + "': " + error.message;
     return finish_error(std::move(error), status);
   }
-  try {
+  finish_guarded(status, [&] {
     if (!mapped_.stream) {
       // stream: false: the body is the one done line.
       OllamaTranslator &translator = translator_ ? *translator_ : new_translator();
       capture_raw_event(result.body);
       translator.on_line(result.body);
     }
-    if (!translator_ || !translator_->finished()) {
-      return finish_error(
-          KernelError::make(ErrorKind::stream, "the stream ended before its done line"), status);
-    }
+    if (!translator_ || !translator_->finished())
+      return finish_error(unfinished_stream("its done line", false), status);
     amplifier::ChatResponse response = translator_->take_response(kModuleId);
     response.degradations = mapped_.degradations;
-    return finish_ok(std::move(response), status);
-  } catch (const KernelException &e) {
-    return finish_error(e.error(), status);
-  } catch (const std::exception &e) {
-    return finish_error(KernelError::make(ErrorKind::internal, e.what()), status);
-  }
+    finish_ok(std::move(response), status);
+  });
 }
 
 }  // namespace ollama

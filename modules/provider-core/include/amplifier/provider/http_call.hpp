@@ -8,7 +8,9 @@
 // client's io thread, one at a time; cancel() may come from any thread.
 #pragma once
 #include "amplifier/model.hpp"
+#include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/call_table.hpp"
+#include "amplifier/provider/http_config.hpp"
 #include "amplifier/transport/call.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -23,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace amplifier::provider {
 
@@ -64,6 +67,16 @@ class HttpProviderCall : public ProviderCall,
   HttpProviderCall(CallIdentity identity, WireRequest wire);
   ~HttpProviderCall() override = default;
 
+  // What the request mapping repaired, reported before the request goes.
+  struct Repairs {
+    const std::vector<RepairedToolCall> &repaired_tool_calls;
+    const std::vector<std::string> &dropped_tool_results;
+  };
+  // Reports the repairs and the request (announce), then starts the first exchange.
+  void begin(transport::HttpClient &client, const boost::json::object &body,
+             std::string_view items_key, Repairs repairs, CallTable::DoneFn on_done,
+             transport::CallSpec first);
+
   // Reports the request (llm:request; `body` and the counts of its `items_key` and tools
   // arrays), remembers `on_done` (run on the io thread right after the terminal event) and
   // starts the clock of llm:response.
@@ -72,6 +85,10 @@ class HttpProviderCall : public ProviderCall,
   // A POST of `body` to the wire request's URL with its headers, framed as it streams
   // (stream_format) or not; the caller adds timeouts, retries and error mapping.
   transport::CallSpec post(std::string body) const;
+  // The same with the config's timeouts (`request_timeout` overriding), retries and this call's
+  // error options: a vendor request as most providers send it.
+  transport::CallSpec post(std::string body, const HttpConfig &config,
+                           std::optional<double> request_timeout) const;
   // Starts one exchange of `spec` on `client`; its callbacks come to the hooks below and
   // provider:retry is reported here. A call cancelled before this cancels it at once.
   void start_exchange(transport::HttpClient &client, transport::CallSpec spec);
@@ -100,6 +117,33 @@ class HttpProviderCall : public ProviderCall,
   virtual void refine_error(amplifier::KernelError &, const transport::Headers *) const {}
   // The sinks a new translator gets (its error mapper refines as above).
   StreamSinks stream_sinks() const;
+
+  // A new translator in `slot` (each attempt starts afresh), on this call's sinks; `extra` are
+  // the translator's further constructor arguments.
+  template <class Translator, class... Extra>
+  Translator &fresh_translator(std::optional<Translator> &slot, Extra &&...extra) {
+    forget_raw();
+    StreamSinks sinks = stream_sinks();
+    return slot.emplace(std::move(sinks.events), std::move(sinks.map_error),
+                        std::move(sinks.deltas), std::forward<Extra>(extra)...);
+  }
+
+  // Runs `finish` (which ends the call), ending the call with what it throws instead: a
+  // KernelException's error (refined), anything else as `internal`.
+  template <class Finish>
+  void finish_guarded(int status, Finish &&finish) {
+    try {
+      finish();
+    } catch (const amplifier::KernelException &e) {
+      amplifier::KernelError error = e.error();
+      refine_error(error, nullptr);
+      finish_error(std::move(error), status);
+    } catch (const std::exception &e) {
+      finish_error(amplifier::KernelError::make(amplifier::ErrorKind::internal, e.what()), status);
+    }
+  }
+  // The error of a stream that ended before `end_marker` (its last event cut off, when so).
+  static amplifier::KernelError unfinished_stream(std::string_view end_marker, bool truncated);
 
   // One streamed piece (an SSE event's data or a JSON line) through `feed(translator, data)`,
   // which may throw KernelException: the raw capture, then, once a block reached the host, no
