@@ -394,3 +394,120 @@ TEST_CASE("config: GEMINI_API_KEY, then GOOGLE_API_KEY; list_models pages") {
   CHECK(requests[1].target == "/v1beta/models?pageSize=1000&pageToken=p%2F2");
   CHECK(requests[0].header("x-goog-api-key") == "gm-test-key");
 }
+
+TEST_CASE(
+    "every recorded gemini_response_* body, served whole (stream: false), ends the call "
+    "as it should") {
+  struct Expected {
+    const char *fixture;
+    const char *finish_reason;  // nullptr: a content_filter error
+  };
+  for (const Expected &e :
+       {Expected{"gemini_response_cached_thoughts_usage_recorded.json", "stop"},
+        Expected{"gemini_response_finish_reason_safety_recorded_generative-ai-js.json",
+                 "content_filter"},
+        Expected{"gemini_response_function_call_signature_gemini3_recorded_vercel.json",
+                 "tool_calls"},
+        Expected{"gemini_response_parallel_function_calls_signature_recorded.json", "tool_calls"},
+        Expected{"gemini_response_prompt_blocked_safety_recorded.json", nullptr},
+        Expected{"gemini_response_text_signature_gemini3_recorded_vercel.json", "stop"},
+        Expected{"gemini_response_thought_function_call_signature_recorded_firebase.json",
+                 "tool_calls"},
+        Expected{"gemini_response_thought_only_max_tokens_recorded.json", "length"},
+        Expected{"gemini_response_thought_text_recorded_firebase.json", "stop"}}) {
+    const std::string name = e.fixture;
+    CAPTURE(name);
+    const json::object recorded = fixture_json(e.fixture);
+    loopback::LoopbackServer server;
+    server.enqueue(loopback::ScriptedResponse::json(200, json::serialize(recorded)));
+    auto session = open_session(plan(gemini_config(server.base_url())));
+    json::object request = user_request("hi");
+    request["stream"] = false;
+    auto call = amp_test::complete(*session, "provider-gemini", request);
+    REQUIRE(call->wait_finished());
+    CHECK(server.requests().at(0).target == "/v1beta/models/gemini-test:generateContent");
+    if (!e.finish_reason) {
+      CHECK(call->result().at("kind") == "content_filter");
+      continue;
+    }
+    REQUIRE(call->status == AMP_OK);
+    const json::object response = call->result();
+    CHECK(response.at("finish_reason") == e.finish_reason);
+    // Every recorded part is a block, its signature (if any) on it, byte for byte.
+    const auto &parts = recorded.at("candidates").at(0).at("content").at("parts").as_array();
+    const auto &content = response.at("content").as_array();
+    REQUIRE(content.size() == parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const json::object &part = parts[i].as_object();
+      if (const json::value *signature = part.if_contains("thoughtSignature")) {
+        const json::object &block = content[i].as_object();
+        CHECK((block.contains("signature") ? block.at("signature")
+                                           : block.at("thought_signature")) == *signature);
+      }
+    }
+    if (const json::value *usage = recorded.if_contains("usageMetadata"))
+      CHECK(response.at("usage").at("input_tokens") == usage->at("promptTokenCount"));
+  }
+}
+
+TEST_CASE("every recorded gemini_error_* ends the call with its typed error") {
+  struct Expected {
+    const char *fixture;
+    const char *kind;
+  };
+  for (const Expected &e :
+       {Expected{"gemini_error_400_api_key_invalid_recorded_firebase.json", "authentication"},
+        Expected{"gemini_error_400_bad_request_field_violation_recorded.json", "invalid_request"},
+        Expected{"gemini_error_404_stream_recorded.json", "not_found"},
+        Expected{"gemini_error_429_rate_limit_errorinfo_recorded_firebase.json", "rate_limit"},
+        Expected{"gemini_error_429_retry_info_recorded_issue.json", "rate_limit"},
+        Expected{"gemini_error_503_unavailable_recorded_issue.json", "unavailable"}}) {
+    const std::string name = e.fixture;
+    CAPTURE(name);
+    const json::value recorded = json::parse(fixture(e.fixture));
+    // The 404 recording holds the whole exchange; the others are the body alone.
+    const bool exchange = recorded.as_object().contains("bodySegments");
+    const json::value body = exchange ? recorded.at("bodySegments").at(0) : recorded;
+    const int status = exchange ? static_cast<int>(recorded.at("statusCode").as_int64())
+                                : static_cast<int>(body.at("error").at("code").as_int64());
+    loopback::LoopbackServer server;
+    server.set_default_response(loopback::ScriptedResponse::json(status, json::serialize(body)));
+    json::object config = gemini_config(server.base_url());
+    config["max_retries"] = 0;  // the kind is the point here, not the waits
+    auto session = open_session(plan(config));
+    auto call = amp_test::complete(*session, "provider-gemini", user_request("hi"));
+    REQUIRE(call->wait_finished());
+    CHECK(call->status == AMP_ERROR);
+    CHECK(call->result().at("kind") == e.kind);
+    CHECK(call->result().at("status_code") == status);
+  }
+}
+
+TEST_CASE("requests like the recorded ones: systemInstruction, thinkingBudget, includeThoughts") {
+  auto body_for = [](std::string_view config_text, std::string_view request_text) {
+    return gemini::map_request(chat_request(request_text), read_config(config_text)).body;
+  };
+  const json::object system = fixture_json("gemini_request_system_instruction_recorded.json");
+  const json::object ours_system = body_for(R"({"api_key":"k"})", R"({"messages":[
+      {"role":"system","content":"I say high you say low, and then tell me why is the sky blue."},
+      {"role":"user","content":"high"}]})");
+  CHECK(ours_system.at("systemInstruction").at("parts") ==
+        system.at("systemInstruction").at("parts"));
+  CHECK(ours_system.at("contents") == system.at("contents"));
+
+  const json::object budget = fixture_json("gemini_request_thinking_budget_recorded.json");
+  const json::object ours_budget =
+      body_for(R"({"api_key":"k","thinking_budget":50})",
+               R"({"messages":[{"role":"user","content":"why is the sky blue?"}],
+                                                "max_output_tokens":200})");
+  CHECK(ours_budget.at("generationConfig").at("thinkingConfig") ==
+        budget.at("generationConfig").at("thinkingConfig"));
+  CHECK(ours_budget.at("generationConfig").at("maxOutputTokens") ==
+        budget.at("generationConfig").at("maxOutputTokens"));
+
+  const json::object thoughts = fixture_json("gemini_request_include_thoughts_recorded.json");
+  const json::object ours_thoughts = body_for(R"({"api_key":"k","include_thoughts":true})",
+                                              R"({"messages":[{"role":"user","content":"x"}]})");
+  CHECK(ours_thoughts.at("generationConfig").at("thinkingConfig") ==
+        thoughts.at("generationConfig").at("thinkingConfig"));
+}

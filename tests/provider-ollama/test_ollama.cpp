@@ -362,3 +362,18 @@ TEST_CASE("config: OLLAMA_HOST as Ollama reads it") {
   ms::ConfigReader reader(std::string_view("{}"), "provider-ollama config");
   CHECK(ollama::OllamaConfig::read(reader, env).host == "http://127.0.0.1:9999");
 }
+
+TEST_CASE("the recorded non-streaming error body is a typed error carrying its message") {
+  loopback::LoopbackServer server;
+  server.enqueue(show("qwen3", 40960));
+  server.set_default_response(
+      loopback::ScriptedResponse::json(500, fixture("ollama_error_docs.json")));
+  json::object config = ollama_config(server.base_url());
+  config["max_retries"] = 0;
+  auto session = open_session(plan(config));
+  auto recorder = call(*session, user_request("hi"));
+  REQUIRE(recorder->wait_finished());
+  CHECK(recorder->result().at("kind") == "unavailable");
+  CHECK(std::string(recorder->result().at("message").as_string())
+            .find("the model failed to generate a response") != std::string::npos);
+}

@@ -51,12 +51,11 @@ ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
 ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
                              std::shared_ptr<const ResponsesConfig> config,
                              amplifier::ChatRequest &&request, MappedRequest mapped)
-    : HttpProviderCall(
-          provider::CallIdentity{host, id, config->module_id, mapped.model, config->raw,
-                                 std::string(config->secret())},
-          provider::WireRequest{responses_url(*config, mapped.api_model),
-                                request_headers(*config, mapped.stream), mapped.stream,
-                                mapped.reasoning}),
+    : HttpProviderCall(provider::CallIdentity{host, id, config->module_id, mapped.model,
+                                              config->raw, std::string(config->secret())},
+                       provider::WireRequest{responses_url(*config, mapped.api_model),
+                                             request_headers(*config, mapped.stream), mapped.stream,
+                                             mapped.reasoning}),
       config_(std::move(config)),
       request_(std::move(request)),
       mapped_(std::move(mapped)) {}

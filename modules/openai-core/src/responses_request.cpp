@@ -6,7 +6,6 @@
 
 #include <boost/json/serialize.hpp>
 
-
 namespace openai_responses {
 
 namespace json = boost::json;
@@ -118,9 +117,9 @@ class InputMapper final : public amplifier::provider::ConversationWalker {
     const auto id = string_at(block.extra, "id");
     if (id.empty()) {
       degradations().note("reasoning_block",
-                         "a reasoning block without an item id (from another provider) cannot be "
-                         "sent to the Responses API",
-                         "the reasoning block was left out");
+                          "a reasoning block without an item id (from another provider) cannot be "
+                          "sent to the Responses API",
+                          "the reasoning block was left out");
       return;
     }
     json::object item{{"type", "reasoning"}, {"id", id}, {"summary", summary_parts(block.summary)}};

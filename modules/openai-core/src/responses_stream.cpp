@@ -18,10 +18,10 @@ using amplifier::KernelException;
 
 namespace {
 
-using amplifier::module_support::string_at;
-using amplifier::module_support::object_at;
 using amplifier::module_support::array_at;
 using amplifier::module_support::count_at;
+using amplifier::module_support::object_at;
+using amplifier::module_support::string_at;
 
 constexpr std::int64_t kItemLevel = -1;  // the content index of reasoning and function calls
 

@@ -40,9 +40,9 @@ void MessagesClient::start(amp_call_id call, std::string_view request_json) {
   if (!request) return;
   // Checked per call, not at mount: a plan without a key must still mount and list.
   if (config_->api_key.empty()) return calls_.finish_at_once(call, missing_api_key(), AMP_ERROR);
-  calls_.start_http(call, std::make_shared<MessageCall>(host_, call, config_,
-                                                        map_request(*request, *config_),
-                                                        request->timeout));
+  calls_.start_http(
+      call, std::make_shared<MessageCall>(host_, call, config_, map_request(*request, *config_),
+                                          request->timeout));
 }
 
 json::array MessagesClient::list_models() {

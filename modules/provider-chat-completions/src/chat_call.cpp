@@ -65,10 +65,9 @@ void ChatCall::on_head() {
 
 void ChatCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
   if (!translator_) new_translator();
-  translate_piece(control, event.data, *translator_,
-                  [](ChatTranslator &translator, std::string_view data) {
-                    translator.on_sse_data(data);
-                  });
+  translate_piece(
+      control, event.data, *translator_,
+      [](ChatTranslator &translator, std::string_view data) { translator.on_sse_data(data); });
 }
 
 std::string ChatCall::refused_field(const KernelError &error) const {
@@ -98,9 +97,11 @@ void ChatCall::on_complete(transport::CallResult result) {
     if (const std::string field = refused_field(*result.error); !field.empty()) {
       // Asked once more without it; the answer says what was left out.
       mapped_.body.erase(field);
-      mapped_.degradations.push_back(amplifier::Degradation{
-          field, "the server refused " + field + ": " + result.error->message,
-          std::string("sent without it"), {}});
+      mapped_.degradations.push_back(
+          amplifier::Degradation{field,
+                                 "the server refused " + field + ": " + result.error->message,
+                                 std::string("sent without it"),
+                                 {}});
       translator_.reset();
       return start_exchange(*client_, spec());
     }

@@ -96,8 +96,8 @@ void ChatProvider::complete(amp_call_id call, std::string_view request_json) {
         KernelError::make(ErrorKind::configuration,
                           "no model to send: name one in the request or set default_model"),
         AMP_ERROR);
-  calls_.start_http(call, std::make_shared<ChatCall>(host(), call, config_, std::move(mapped),
-                                                   request->timeout));
+  calls_.start_http(
+      call, std::make_shared<ChatCall>(host(), call, config_, std::move(mapped), request->timeout));
 }
 
 void ChatProvider::cancel(amp_call_id call, amp_cancel_level level) { calls_.cancel(call, level); }

@@ -115,8 +115,8 @@ class MessageMapper final : public amplifier::provider::ConversationWalker {
   static json::object function_call(const amplifier::ToolCallBlock &call) {
     // The arguments as the model wrote them when they were kept, else the input as JSON text.
     const json::value *raw = call.extra.if_contains("arguments");
-    std::string arguments = raw && raw->is_string() ? std::string(raw->get_string())
-                                                    : json::serialize(call.input);
+    std::string arguments =
+        raw && raw->is_string() ? std::string(raw->get_string()) : json::serialize(call.input);
     return json::object{
         {"id", call.id},
         {"type", "function"},

@@ -61,8 +61,8 @@ transport::CallSpec HttpProviderCall::post(std::string body, const HttpConfig &c
 }
 
 void HttpProviderCall::begin(transport::HttpClient &client, const json::object &body,
-                             std::string_view items_key, Repairs repairs,
-                             CallTable::DoneFn on_done, transport::CallSpec first) {
+                             std::string_view items_key, Repairs repairs, CallTable::DoneFn on_done,
+                             transport::CallSpec first) {
   report_tool_repairs(identity_.host, identity_.provider, repairs.repaired_tool_calls,
                       repairs.dropped_tool_results);
   announce(body, items_key, std::move(on_done));

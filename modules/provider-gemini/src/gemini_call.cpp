@@ -80,10 +80,9 @@ void GeminiCall::on_head() {
 
 void GeminiCall::on_event(const transport::SseEvent &event, transport::CallControl &control) {
   if (!translator_) new_translator();
-  translate_piece(control, event.data, *translator_,
-                  [](GeminiTranslator &translator, std::string_view data) {
-                    translator.on_sse_data(data);
-                  });
+  translate_piece(
+      control, event.data, *translator_,
+      [](GeminiTranslator &translator, std::string_view data) { translator.on_sse_data(data); });
 }
 
 void GeminiCall::refine_error(KernelError &error, const transport::Headers *) const {

@@ -109,9 +109,9 @@ void GeminiProvider::complete(amp_call_id call, std::string_view request_json) {
                           "no Gemini API key: set " + std::string(kKeyEnv) + " (or " +
                               std::string(kKeyEnvFallback) + ") or the provider's api_key config"),
         AMP_ERROR);
-  calls_.start_http(call, std::make_shared<GeminiCall>(host(), call, config_,
-                                                     map_request(*request, *config_),
-                                                     request->timeout));
+  calls_.start_http(
+      call, std::make_shared<GeminiCall>(host(), call, config_, map_request(*request, *config_),
+                                         request->timeout));
 }
 
 void GeminiProvider::cancel(amp_call_id call, amp_cancel_level level) {

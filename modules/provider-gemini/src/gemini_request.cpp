@@ -60,8 +60,7 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
         } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
           const auto data = string_at(image->source, "data");
           const auto media_type = string_at(image->source, "media_type");
-          if (string_at(image->source, "type") == "base64" && !data.empty() &&
-              !media_type.empty())
+          if (string_at(image->source, "type") == "base64" && !data.empty() && !media_type.empty())
             parts.push_back(json::object{
                 {"inlineData", json::object{{"mimeType", media_type}, {"data", data}}}});
           else

@@ -80,10 +80,9 @@ void OllamaCall::on_head() {
 void OllamaCall::on_line(std::string_view line, transport::CallControl &control) {
   if (pulling_) return pull_progress(line);
   if (!translator_) new_translator();
-  translate_piece(control, line, *translator_,
-                  [](OllamaTranslator &translator, std::string_view data) {
-                    translator.on_line(data);
-                  });
+  translate_piece(
+      control, line, *translator_,
+      [](OllamaTranslator &translator, std::string_view data) { translator.on_line(data); });
 }
 
 void OllamaCall::pull_progress(std::string_view line) {

@@ -155,7 +155,7 @@ void OllamaProvider::complete(amp_call_id call, std::string_view request_json) {
                           "no model to send: name one in the request or set default_model"),
         AMP_ERROR);
   calls_.start_http(call, std::make_shared<OllamaCall>(host(), call, config_, std::move(mapped),
-                                                   request->timeout));
+                                                       request->timeout));
 }
 
 void OllamaProvider::cancel(amp_call_id call, amp_cancel_level level) {
