@@ -391,6 +391,9 @@ TEST_CASE("config: GEMINI_API_KEY, then GOOGLE_API_KEY; list_models pages") {
   CHECK(models[0].at("context_window") == 1048576);
   const auto requests = server.requests();
   CHECK(requests[0].target == "/v1beta/models?pageSize=1000");
+  CHECK(gemini::generate_url(read_config("{}"), "models/gemini-2.5-pro", true) ==
+        "https://generativelanguage.googleapis.com/v1beta/models/"
+        "gemini-2.5-pro:streamGenerateContent?alt=sse");
   CHECK(requests[1].target == "/v1beta/models?pageSize=1000&pageToken=p%2F2");
   CHECK(requests[0].header("x-goog-api-key") == "gm-test-key");
 }

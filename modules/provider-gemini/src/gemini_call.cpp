@@ -36,6 +36,8 @@ void redact(std::string &text, const std::string &secret) {
 }  // namespace
 
 std::string generate_url(const GeminiConfig &config, std::string_view model, bool stream) {
+  // "models/gemini-2.5-flash", as list_models' API names it, is the same model.
+  if (model.starts_with("models/")) model.remove_prefix(7);
   return config.base_url + "/v1beta/models/" +
          boost::urls::encode(model, boost::urls::unreserved_chars) +
          (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
