@@ -1,9 +1,9 @@
 #include "message_mapping.hpp"
 
+#include "amplifier/provider/conversation.hpp"
+
 #include <boost/json/serialize.hpp>
 
-#include <algorithm>
-#include <set>
 #include <string_view>
 
 namespace provider_anthropic {
@@ -21,28 +21,7 @@ struct Turn {
   json::array content;
 };
 
-// The tool calls of the latest assistant turn, waiting for their results. Results go into the
-// user turn placed right after that assistant turn, which is where the API looks for them.
-struct OpenToolCalls {
-  std::vector<RepairedToolCall> calls;  // id and name, in call order
-  std::set<std::string, std::less<>> answered;
-  std::size_t results_turn = 0;  // index into the turn list
-  bool open = false;
-};
-
 json::object text_block(std::string_view text) { return {{"type", "text"}, {"text", text}}; }
-
-// The text a tool result sends: strings as they are, anything else as JSON text.
-std::string tool_output_text(const json::value &output) {
-  if (output.is_string()) return std::string(output.get_string());
-  if (output.is_null()) return {};
-  return json::serialize(output);
-}
-
-bool is_error_result(const amplifier::ToolResultBlock &block) {
-  const json::value *flag = block.extra.if_contains("is_error");
-  return flag && flag->is_bool() && flag->get_bool();
-}
 
 json::object tool_result_block(std::string_view tool_use_id, std::string content, bool is_error) {
   json::object block{
@@ -77,37 +56,34 @@ std::optional<json::object> image_source(const json::object &source) {
   return json::object{{"type", "url"}, {"url", text}};
 }
 
-class ConversationMapper {
+class ConversationMapper final : public amplifier::provider::ConversationWalker {
  public:
-  explicit ConversationMapper(DegradationLog &degradations) : degradations_(degradations) {}
+  explicit ConversationMapper(DegradationLog &degradations)
+      : ConversationWalker(degradations, "Anthropic") {}
 
   ConversationMapping run(const std::vector<Message> &messages) {
     add_developer_context(messages);
-    for (const Message &message : messages) add(message);
-    close_tool_calls();
+    walk(messages);
     result_.messages = merged_turns();
+    result_.repaired_tool_calls = repaired_tool_calls();
+    result_.dropped_tool_results = dropped_tool_results();
     return std::move(result_);
   }
 
  private:
-  void add(const Message &message) {
-    switch (message.role) {
-      case Role::system:
-        add_system(message.text());
-        return;
-      case Role::developer:
-        return;  // gathered up front by add_developer_context
-      case Role::assistant:
-        add_assistant(message);
-        return;
-      case Role::tool:
-      case Role::function:
-        add_tool_message(message);
-        return;
-      case Role::user:
-        add_user(message);
-        return;
-    }
+  void on_system(const std::string &text) override { add_system(text); }
+  void on_developer(const std::string &) override {}  // gathered up front
+  void on_user(const Message &message) override { add_user(message); }
+  void on_assistant(const Message &message) override { add_assistant(message); }
+
+  // The results of the latest assistant turn's calls, in call order, in the user turn right
+  // after it (where the API looks for them); an interrupted call gets a synthetic error result.
+  void on_results(std::vector<amplifier::provider::ToolResultSequencer::Result> results) override {
+    json::array content;
+    for (auto &result : results)
+      content.push_back(
+          tool_result_block(result.call_id, std::move(result.output), result.is_error));
+    turns_.push_back(Turn{"user", std::move(content)});
   }
 
   void add_system(const std::string &text) {
@@ -138,15 +114,10 @@ class ConversationMapper {
       if (!text->empty()) content.push_back(text_block(*text));
     } else {
       for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          add_tool_result(result->tool_call_id, tool_output_text(result->output),
-                          is_error_result(*result));
-        } else if (auto mapped = user_block(block)) {
-          content.push_back(std::move(*mapped));
-        }
+        if (amplifier::block_as<amplifier::ToolResultBlock>(block)) continue;  // taken already
+        if (auto mapped = user_block(block)) content.push_back(std::move(*mapped));
       }
     }
-    close_tool_calls();
     if (!content.empty()) turns_.push_back(Turn{"user", std::move(content)});
   }
 
@@ -164,7 +135,7 @@ class ConversationMapper {
   std::optional<json::object> image_block(const amplifier::ImageBlock &image) {
     if (auto source = image_source(image.source))
       return json::object{{"type", "image"}, {"source", std::move(*source)}};
-    degradations_.note(
+    degradations().note(
         "image", "an image source that is neither base64 nor a URL cannot be sent to Anthropic",
         "the image was left out");
     return std::nullopt;
@@ -173,9 +144,7 @@ class ConversationMapper {
   // Thinking and redacted thinking go first, unchanged (the API verifies their signatures
   // against the exact bytes), then text, then the tool calls.
   void add_assistant(const Message &message) {
-    close_tool_calls();
     json::array reasoning, text, tool_uses;
-    std::vector<RepairedToolCall> calls;
     if (const auto *plain = std::get_if<std::string>(&message.content)) {
       if (!plain->empty()) text.push_back(text_block(*plain));
     } else {
@@ -193,10 +162,10 @@ class ConversationMapper {
                                            {"id", call->id},
                                            {"name", call->name},
                                            {"input", call->input}});
-          calls.push_back(RepairedToolCall{call->id, call->name});
+          call_made(*call);
         } else if (const auto *image = amplifier::block_as<amplifier::ImageBlock>(block)) {
           (void)image;
-          degradations_.note("assistant_image", "Anthropic accepts images only from the user",
+          degradations().note("assistant_image", "Anthropic accepts images only from the user",
                              "the image was left out");
         } else {
           drop_block(block, "assistant");
@@ -208,79 +177,19 @@ class ConversationMapper {
     for (auto &b : tool_uses) content.push_back(std::move(b));
     if (content.empty()) return;
     turns_.push_back(Turn{"assistant", std::move(content)});
-    if (!calls.empty()) open_tool_calls(std::move(calls));
   }
 
   std::optional<json::object> thinking_block(const amplifier::ThinkingBlock &thinking) {
     if (!thinking.signature || thinking.signature->empty()) {
       // Anthropic rejects thinking it did not sign (e.g. from another provider after a switch).
-      degradations_.note("thinking_without_signature",
-                         "a thinking block without a signature (from another provider) cannot be "
-                         "sent to Anthropic",
-                         "the thinking block was left out");
+      degradations().note("thinking_without_signature",
+                          "a thinking block without a signature (from another provider) cannot "
+                          "be sent to Anthropic",
+                          "the thinking block was left out");
       return std::nullopt;
     }
     return json::object{
         {"type", "thinking"}, {"thinking", thinking.thinking}, {"signature", *thinking.signature}};
-  }
-
-  void drop_block(const ContentBlock &block, std::string_view role) {
-    const std::string type(amplifier::block_type(block));
-    degradations_.note(
-        type + "_block",
-        "a " + type + " block in a " + std::string(role) + " message has no Anthropic equivalent",
-        "the block was left out");
-  }
-
-  // A tool message: its tool_result blocks, or its text as the result of `tool_call_id`.
-  void add_tool_message(const Message &message) {
-    bool had_result_block = false;
-    if (const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content)) {
-      for (const ContentBlock &block : *blocks) {
-        if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
-          had_result_block = true;
-          add_tool_result(result->tool_call_id, tool_output_text(result->output),
-                          is_error_result(*result));
-        }
-      }
-    }
-    if (!had_result_block)
-      add_tool_result(message.tool_call_id.value_or(""), message.text(), false);
-  }
-
-  void add_tool_result(const std::string &tool_call_id, std::string content, bool is_error) {
-    const bool expected =
-        open_.open && !open_.answered.contains(tool_call_id) &&
-        std::any_of(open_.calls.begin(), open_.calls.end(),
-                    [&](const RepairedToolCall &c) { return c.tool_call_id == tool_call_id; });
-    if (!expected) {
-      result_.dropped_tool_results.push_back(tool_call_id);
-      return;
-    }
-    open_.answered.insert(tool_call_id);
-    turns_[open_.results_turn].content.push_back(
-        tool_result_block(tool_call_id, std::move(content), is_error));
-  }
-
-  void open_tool_calls(std::vector<RepairedToolCall> calls) {
-    open_ = OpenToolCalls{};
-    open_.calls = std::move(calls);
-    open_.results_turn = turns_.size();
-    open_.open = true;
-    turns_.push_back(Turn{"user", {}});
-  }
-
-  // Gives every unanswered call of the latest assistant turn a synthetic error result, so the
-  // conversation stays valid after an interrupted tool run.
-  void close_tool_calls() {
-    if (!open_.open) return;
-    for (const RepairedToolCall &call : open_.calls) {
-      if (open_.answered.contains(call.tool_call_id)) continue;
-      turns_[open_.results_turn].content.push_back(
-          tool_result_block(call.tool_call_id, std::string(kMissingToolResultText), true));
-      result_.repaired_tool_calls.push_back(call);
-    }
-    open_ = OpenToolCalls{};
   }
 
   // Empty turns dropped, consecutive turns of one role merged (the API rejects two user
@@ -302,10 +211,8 @@ class ConversationMapper {
     return out;
   }
 
-  DegradationLog &degradations_;
   ConversationMapping result_;
   std::vector<Turn> turns_;
-  OpenToolCalls open_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #pragma once
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tool_results.hpp"
 
 #include "amplifier/model.hpp"
 
@@ -20,9 +21,8 @@ namespace provider_anthropic {
 
 using amplifier::provider::DegradationLog;
 
-// The text of the synthetic result given to a tool call that has none.
-inline constexpr std::string_view kMissingToolResultText =
-    "Tool result missing: the call was interrupted before it produced a result.";
+// The text of the synthetic result given to a tool call that has none (provider-core's).
+inline constexpr std::string_view kMissingToolResultText = amplifier::provider::kMissingToolOutput;
 
 using amplifier::provider::RepairedToolCall;
 

@@ -69,8 +69,11 @@ void ConversationWalker::take_results_of(const Message &message) {
   const auto *blocks = std::get_if<std::vector<ContentBlock>>(&message.content);
   if (!blocks) return;
   for (const ContentBlock &block : *blocks)
-    if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block))
-      tool_results_.result_given(result->tool_call_id, tool_output_text(result->output));
+    if (const auto *result = amplifier::block_as<amplifier::ToolResultBlock>(block)) {
+      const boost::json::value *is_error = result->extra.if_contains("is_error");
+      tool_results_.result_given(result->tool_call_id, tool_output_text(result->output),
+                                 is_error && is_error->is_bool() && is_error->get_bool());
+    }
 }
 
 void ConversationWalker::add_tool_message(const Message &message) {
