@@ -26,7 +26,7 @@ bool has_signature(const json::object &block) {
 }
 
 bool is_unsigned_by_design(const json::object &block) {
-  const json::value *field = block.if_contains("reasoning_field");
+  const json::value *field = block.if_contains(ThinkingBlock::kReasoningFieldKey);
   return field && field->is_string() && !field->get_string().empty();
 }
 

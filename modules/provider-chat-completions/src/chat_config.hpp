@@ -14,9 +14,6 @@
 namespace chat_completions {
 
 inline constexpr std::string_view kModuleId = "provider-chat-completions";
-// Where a thinking block from a Chat Completions server keeps the field its text came in
-// (reasoning_content or reasoning), to go back in the same one (see ThinkingBlock).
-inline constexpr std::string_view kReasoningFieldKey = "reasoning_field";
 
 struct ChatConfig : amplifier::provider::HttpConfig {
   std::string base_url;  // the server's API root, including /v1 (as in the OpenAI SDK)

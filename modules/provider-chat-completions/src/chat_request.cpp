@@ -80,7 +80,7 @@ class MessageMapper final : public amplifier::provider::ConversationWalker {
       if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
         text += t->text;
       } else if (const auto *thinking = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
-        const auto field = string_at(thinking->extra, kReasoningFieldKey);
+        const auto field = string_at(thinking->extra, amplifier::ThinkingBlock::kReasoningFieldKey);
         if (field.empty()) {
           degradations().note("thinking_block",
                               "a thinking block from another provider cannot be sent to a Chat "

@@ -52,7 +52,7 @@ ChatTranslator::ChatTranslator(EventSink sink, StreamErrorMapper map_error, Delt
       map_error_(std::move(map_error)),
       blocks_(std::move(sink), std::move(deltas), [this](amplifier::ContentBlock &block) {
         if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
-          thinking->extra[kReasoningFieldKey] = reasoning_field_;
+          thinking->extra[amplifier::ThinkingBlock::kReasoningFieldKey] = reasoning_field_;
         if (auto *text = std::get_if<amplifier::TextBlock>(&block); text && refusal_)
           text->extra["refusal"] = true;
         refusal_ = false;

@@ -88,7 +88,7 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
           if (!t->text.empty() || part.contains("thoughtSignature"))
             parts.push_back(std::move(part));
         } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
-          if (string_at(th->extra, "reasoning_field") != kReasoningField) {
+          if (string_at(th->extra, amplifier::ThinkingBlock::kReasoningFieldKey) != kReasoningField) {
             degradations().note("thinking_block",
                                 "a thinking block from another provider cannot be sent to Gemini",
                                 "the thinking block was left out");

@@ -51,7 +51,7 @@ GeminiTranslator::GeminiTranslator(EventSink sink, StreamErrorMapper map_error, 
       blocks_(std::move(sink), std::move(deltas), [](amplifier::ContentBlock &block) {
         // Thought parts go back as thought parts.
         if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
-          thinking->extra["reasoning_field"] = kReasoningField;
+          thinking->extra[amplifier::ThinkingBlock::kReasoningFieldKey] = kReasoningField;
       }) {}
 
 void GeminiTranslator::on_sse_data(std::string_view data) {

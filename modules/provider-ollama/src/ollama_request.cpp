@@ -69,7 +69,7 @@ class MessageMapper final : public amplifier::provider::ConversationWalker {
       if (const auto *t = amplifier::block_as<amplifier::TextBlock>(block)) {
         text += t->text;
       } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
-        if (string_at(th->extra, "reasoning_field") == kReasoningField) {
+        if (string_at(th->extra, amplifier::ThinkingBlock::kReasoningFieldKey) == kReasoningField) {
           thinking += th->thinking;
         } else {
           degradations().note("thinking_block",

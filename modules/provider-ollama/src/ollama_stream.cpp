@@ -48,7 +48,7 @@ OllamaTranslator::OllamaTranslator(EventSink sink, StreamErrorMapper map_error, 
       blocks_(std::move(sink), std::move(deltas), [](amplifier::ContentBlock &block) {
         // Ollama's thinking goes back in its own `thinking` field.
         if (auto *thinking = std::get_if<amplifier::ThinkingBlock>(&block))
-          thinking->extra["reasoning_field"] = kReasoningField;
+          thinking->extra[amplifier::ThinkingBlock::kReasoningFieldKey] = kReasoningField;
       }) {}
 
 void OllamaTranslator::on_line(std::string_view line) {

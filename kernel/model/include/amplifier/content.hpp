@@ -29,6 +29,8 @@ struct TextBlock {
 // such a block to the provider that wrote it, and drop other unsigned thinking.
 struct ThinkingBlock {
   static constexpr std::string_view kType = "thinking";
+  // The extra key of the field name an unsigned provider's thinking travels back in.
+  static constexpr std::string_view kReasoningFieldKey = "reasoning_field";
   std::string thinking;
   // Absent (never null) when the provider gave none: Anthropic rejects `signature: null`.
   std::optional<std::string> signature;
