@@ -37,7 +37,8 @@ std::string models_url(const ResponsesConfig &config) {
 
 amplifier::transport::Headers request_headers(const ResponsesConfig &config, bool streamed,
                                               bool body) {
-  amplifier::transport::Headers headers;
+  amplifier::transport::Headers headers =
+      amplifier::provider::json_headers(body, streamed ? "text/event-stream" : "application/json");
   if (config.flavor == Flavor::azure && !config.api_key.empty()) {
     headers.set("api-key", config.api_key);
   } else if (config.has_credentials()) {
@@ -45,8 +46,6 @@ amplifier::transport::Headers request_headers(const ResponsesConfig &config, boo
   }
   if (config.organization) headers.set("openai-organization", *config.organization);
   if (config.project) headers.set("openai-project", *config.project);
-  if (body) headers.set("content-type", "application/json");
-  headers.set("accept", streamed ? "text/event-stream" : "application/json");
   return headers;
 }
 

@@ -29,12 +29,11 @@ std::string models_url(const AnthropicConfig &config, const std::string &after_i
 }
 
 transport::Headers anthropic_headers(const AnthropicConfig &config, bool streamed) {
-  transport::Headers headers;
+  transport::Headers headers = amplifier::provider::json_headers(
+      true, streamed ? "text/event-stream" : "application/json");
   headers.set("x-api-key", config.api_key);
   headers.set("anthropic-version", std::string(kApiVersion));
   if (!config.beta_headers.empty()) headers.set("anthropic-beta", joined(config.beta_headers, ","));
-  headers.set("content-type", "application/json");
-  headers.set("accept", streamed ? "text/event-stream" : "application/json");
   return headers;
 }
 

@@ -50,15 +50,11 @@ json::array MessagesClient::list_models() {
   json::array models;
   std::string after_id;
   do {
-    transport::CallSpec spec;
-    spec.request.method = "GET";
-    spec.request.url = models_url(*config_, after_id);
-    spec.request.headers = anthropic_headers(*config_, false);
+    transport::CallSpec spec =
+        whole_request(*config_, "GET", models_url(*config_, after_id),
+                      anthropic_headers(*config_, false), anthropic_error_options(""));
     spec.request.headers.erase("content-type");
-    spec.request.timeouts = timeouts_for(*config_, std::nullopt, false);
-    spec.format = transport::BodyFormat::whole;
-    spec.retry = retry_options(*config_);
-    spec.errors = anthropic_error_options("");
+    spec.retry = retry_options(*config_);  // overloaded waits longer here
     transport::CallResult result = calls_.run_blocking(std::move(spec));
     if (result.error) {
       refine_anthropic_error(*result.error, &result.head.headers);

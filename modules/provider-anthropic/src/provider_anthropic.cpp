@@ -15,17 +15,12 @@ namespace provider_anthropic {
 namespace {
 
 namespace json = boost::json;
-namespace ms = amplifier::module_support;
 
 std::shared_ptr<const AnthropicConfig> read_config(const amp::sdk::Host &host,
                                                    std::string_view config_json) {
-  ms::ConfigReader reader(config_json, std::string(kModuleId) + " config");
-  auto config = std::make_shared<const AnthropicConfig>(AnthropicConfig::read(reader, process_env));
-  reader.warn_unknown_keys(host);
-  if (!config->verify_tls)
-    host.warn(std::string(kModuleId) +
-              " config: verify_tls is false, so the server's TLS certificate is "
-              "not checked; use it only against a test server");
+  auto config = amplifier::provider::read_module_config<AnthropicConfig>(
+      host, kModuleId, config_json,
+      [](auto &reader) { return AnthropicConfig::read(reader, process_env); });
   if (config->api_key.empty())
     host.info(std::string(kModuleId) + ": no API key configured (set " + std::string(kApiKeyEnv) +
               "); completions will fail with an authentication error");

@@ -24,15 +24,6 @@ constexpr std::array kOptionalFields = {
     std::string_view("stream_options"), std::string_view("response_format"),
     std::string_view("reasoning_effort"), std::string_view("tool_choice")};
 
-transport::Headers headers_for(const ChatConfig &config, bool stream) {
-  transport::Headers headers;
-  headers.set("content-type", "application/json");
-  headers.set("accept", stream ? "text/event-stream" : "application/json");
-  if (!config.api_key.empty()) headers.set("authorization", "Bearer " + config.api_key);
-  for (const auto &[name, value] : config.extra_headers) headers.set(name, value);
-  return headers;
-}
-
 }  // namespace
 
 ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const ChatConfig> config,
@@ -40,8 +31,10 @@ ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const Ch
     : HttpProviderCall(
           provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
                                  config->api_key},
-          provider::WireRequest{config->base_url + "/chat/completions",
-                                headers_for(*config, mapped.stream), mapped.stream, false}),
+          provider::WireRequest{
+              config->base_url + "/chat/completions",
+              chat_headers(*config, true, mapped.stream ? "text/event-stream" : "application/json"),
+              mapped.stream, false}),
       config_(std::move(config)),
       mapped_(std::move(mapped)),
       request_timeout_seconds_(request_timeout_seconds) {}

@@ -25,6 +25,14 @@ void read_extra_headers(ms::ConfigReader &reader, ChatConfig &config) {
 
 }  // namespace
 
+amplifier::transport::Headers chat_headers(const ChatConfig &config, bool with_body,
+                                           std::string_view accept) {
+  amplifier::transport::Headers headers = provider::json_headers(with_body, accept);
+  if (!config.api_key.empty()) headers.set("authorization", "Bearer " + config.api_key);
+  for (const auto &[name, value] : config.extra_headers) headers.set(name, value);
+  return headers;
+}
+
 ChatConfig ChatConfig::read(ms::ConfigReader &reader) {
   ChatConfig config;
   const std::string base_url = reader.get_string("base_url", "");

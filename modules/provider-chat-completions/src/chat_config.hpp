@@ -31,4 +31,9 @@ struct ChatConfig : amplifier::provider::HttpConfig {
   static ChatConfig read(amplifier::module_support::ConfigReader &reader);
 };
 
+// The headers of a request to the server: JSON (content-type when a body goes, `accept`), the
+// key as a Bearer token when there is one, then extra_headers.
+amplifier::transport::Headers chat_headers(const ChatConfig &config, bool with_body,
+                                           std::string_view accept);
+
 }  // namespace chat_completions

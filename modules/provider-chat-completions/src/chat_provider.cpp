@@ -19,17 +19,6 @@ using amplifier::KernelError;
 
 namespace {
 
-std::shared_ptr<const ChatConfig> read_config(const amp::sdk::Host &host,
-                                              std::string_view config_json) {
-  amplifier::module_support::ConfigReader reader(config_json, std::string(kModuleId) + " config");
-  auto config = std::make_shared<const ChatConfig>(ChatConfig::read(reader));
-  reader.warn_unknown_keys(host);
-  if (!config->verify_tls)
-    host.warn(std::string(kModuleId) +
-              " config: verify_tls is false, so the server's TLS certificate is not checked");
-  return config;
-}
-
 json::array config_fields(const ChatConfig &config) {
   json::array fields;
   json::object base_url =
@@ -81,7 +70,8 @@ json::object provider_info(const ChatConfig &config) {
 
 ChatProvider::ChatProvider(amp::sdk::Host host, std::string_view config_json)
     : ProviderModule(host),
-      config_(read_config(host, config_json)),
+      config_(provider::read_module_config<ChatConfig>(host, kModuleId, config_json,
+                                                       &ChatConfig::read)),
       calls_(host, std::string(kModuleId), provider::client_options(*config_, {})) {}
 
 std::string ChatProvider::info() { return json::serialize(provider_info(*config_)); }
@@ -103,17 +93,11 @@ void ChatProvider::complete(amp_call_id call, std::string_view request_json) {
 void ChatProvider::cancel(amp_call_id call, amp_cancel_level level) { calls_.cancel(call, level); }
 
 std::string ChatProvider::list_models() {
-  transport::CallSpec spec;
-  spec.request.method = "GET";
-  spec.request.url = config_->base_url + "/models";
-  if (!config_->api_key.empty())
-    spec.request.headers.set("authorization", "Bearer " + config_->api_key);
-  for (const auto &[name, value] : config_->extra_headers) spec.request.headers.set(name, value);
-  spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, false);
-  spec.format = transport::BodyFormat::whole;
-  spec.retry = provider::retry_options(*config_);
-  spec.errors.provider = std::string(kModuleId);
-  transport::CallResult result = calls_.run_blocking(std::move(spec));
+  transport::ErrorMappingOptions errors;
+  errors.provider = std::string(kModuleId);
+  transport::CallResult result = calls_.run_blocking(
+      provider::whole_request(*config_, "GET", config_->base_url + "/models",
+                              chat_headers(*config_, false, "application/json"), errors));
   if (result.error) throw amplifier::KernelException(std::move(*result.error));
   const json::value page = amplifier::parse_json(result.body);
   json::array models;

@@ -119,4 +119,34 @@ void append_http_config_fields(const HttpConfig &config, json::array &fields) {
       config_field("ca_file", "CA file", "text", "Extra trusted certificate authorities (PEM)"));
 }
 
+void warn_if_tls_unverified(const amp::sdk::Host &host, std::string_view module_id,
+                            const HttpConfig &config) {
+  if (config.verify_tls) return;
+  host.warn(std::string(module_id) +
+            " config: verify_tls is false, so the server's TLS certificate is not checked; use "
+            "it only against a test server");
+}
+
+transport::Headers json_headers(bool with_body, std::string_view accept) {
+  transport::Headers headers;
+  if (with_body) headers.set("content-type", "application/json");
+  headers.set("accept", std::string(accept));
+  return headers;
+}
+
+transport::CallSpec whole_request(const HttpConfig &config, std::string method, std::string url,
+                                  transport::Headers headers,
+                                  transport::ErrorMappingOptions errors, std::string body) {
+  transport::CallSpec spec;
+  spec.request.method = std::move(method);
+  spec.request.url = std::move(url);
+  spec.request.headers = std::move(headers);
+  spec.request.body = std::move(body);
+  spec.request.timeouts = timeouts_for(config, std::nullopt, false);
+  spec.format = transport::BodyFormat::whole;
+  spec.retry = retry_options(config);
+  spec.errors = std::move(errors);
+  return spec;
+}
+
 }  // namespace amplifier::provider

@@ -19,14 +19,6 @@ using amplifier::KernelException;
 
 namespace {
 
-transport::Headers headers_for(const GeminiConfig &config, bool stream) {
-  transport::Headers headers;
-  headers.set("content-type", "application/json");
-  headers.set("accept", stream ? "text/event-stream" : "application/json");
-  if (!config.api_key.empty()) headers.set("x-goog-api-key", config.api_key);
-  return headers;
-}
-
 void redact(std::string &text, const std::string &secret) {
   if (secret.empty()) return;
   for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
@@ -60,9 +52,11 @@ GeminiCall::GeminiCall(amp::sdk::Host host, amp_call_id id,
                        std::optional<double> request_timeout_seconds)
     : HttpProviderCall(provider::CallIdentity{host, id, std::string(kModuleId), mapped.model,
                                               config->raw, config->api_key},
-                       provider::WireRequest{generate_url(*config, mapped.model, mapped.stream),
-                                             headers_for(*config, mapped.stream), mapped.stream,
-                                             mapped.thinking}),
+                       provider::WireRequest{
+                           generate_url(*config, mapped.model, mapped.stream),
+                           gemini_headers(*config, true,
+                                          mapped.stream ? "text/event-stream" : "application/json"),
+                           mapped.stream, mapped.thinking}),
       config_(std::move(config)),
       mapped_(std::move(mapped)),
       request_timeout_seconds_(request_timeout_seconds) {}

@@ -5,6 +5,13 @@ namespace gemini {
 namespace ms = amplifier::module_support;
 namespace provider = amplifier::provider;
 
+amplifier::transport::Headers gemini_headers(const GeminiConfig &config, bool with_body,
+                                             std::string_view accept) {
+  amplifier::transport::Headers headers = provider::json_headers(with_body, accept);
+  if (!config.api_key.empty()) headers.set("x-goog-api-key", config.api_key);
+  return headers;
+}
+
 GeminiConfig GeminiConfig::read(ms::ConfigReader &reader, const provider::EnvLookup &env) {
   GeminiConfig config;
   auto key = provider::string_or_env(reader, "api_key", kKeyEnv, env);

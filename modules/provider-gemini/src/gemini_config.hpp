@@ -35,4 +35,9 @@ struct GeminiConfig : amplifier::provider::HttpConfig {
                            const amplifier::provider::EnvLookup &env);
 };
 
+// The headers of a request to the API: JSON (content-type when a body goes, `accept`) and the
+// key as x-goog-api-key (never in the URL).
+amplifier::transport::Headers gemini_headers(const GeminiConfig &config, bool with_body,
+                                             std::string_view accept);
+
 }  // namespace gemini

@@ -26,10 +26,9 @@ namespace {
 
 std::shared_ptr<const GeminiConfig> read_config(const amp::sdk::Host &host,
                                                 std::string_view config_json) {
-  amplifier::module_support::ConfigReader reader(config_json, std::string(kModuleId) + " config");
-  auto config =
-      std::make_shared<const GeminiConfig>(GeminiConfig::read(reader, provider::process_env));
-  reader.warn_unknown_keys(host);
+  auto config = provider::read_module_config<GeminiConfig>(
+      host, kModuleId, config_json,
+      [](auto &reader) { return GeminiConfig::read(reader, provider::process_env); });
   if (config->api_key.empty())
     host.info(std::string(kModuleId) + ": no API key (set " + std::string(kKeyEnv) +
               "); completions will fail until it is set");
@@ -60,12 +59,6 @@ json::array config_fields(const GeminiConfig &config) {
                                           false));
   provider::append_http_config_fields(config, fields);
   return fields;
-}
-
-transport::Headers key_header(const GeminiConfig &config) {
-  transport::Headers headers;
-  if (!config.api_key.empty()) headers.set("x-goog-api-key", config.api_key);
-  return headers;
 }
 
 }  // namespace
@@ -122,19 +115,15 @@ std::string GeminiProvider::list_models() {
   json::array models;
   std::string page_token;
   do {  // the listing is paged
-    transport::CallSpec spec;
-    spec.request.method = "GET";
-    spec.request.url =
+    transport::ErrorMappingOptions errors;
+    errors.provider = std::string(kModuleId);
+    const std::string url =
         config_->base_url + "/v1beta/models?pageSize=1000" +
         (page_token.empty()
              ? ""
              : "&pageToken=" + boost::urls::encode(page_token, boost::urls::unreserved_chars));
-    spec.request.headers = key_header(*config_);
-    spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, false);
-    spec.format = transport::BodyFormat::whole;
-    spec.retry = provider::retry_options(*config_);
-    spec.errors.provider = std::string(kModuleId);
-    transport::CallResult result = calls_.run_blocking(std::move(spec));
+    transport::CallResult result = calls_.run_blocking(provider::whole_request(
+        *config_, "GET", url, gemini_headers(*config_, false, "application/json"), errors));
     if (result.error) {
       refine_error(*config_, *result.error);
       throw amplifier::KernelException(std::move(*result.error));

@@ -23,14 +23,6 @@ namespace {
 // Not a kernel event: this provider's own, as a model download goes on.
 constexpr std::string_view kModelPull = "provider:model_pull";
 
-transport::Headers headers_for(const OllamaConfig &config, bool stream) {
-  transport::Headers headers;
-  headers.set("content-type", "application/json");
-  headers.set("accept", stream ? "application/x-ndjson" : "application/json");
-  if (!config.api_key.empty()) headers.set("authorization", "Bearer " + config.api_key);
-  return headers;
-}
-
 }  // namespace
 
 OllamaCall::OllamaCall(amp::sdk::Host host, amp_call_id id,
@@ -39,8 +31,11 @@ OllamaCall::OllamaCall(amp::sdk::Host host, amp_call_id id,
     : HttpProviderCall(
           provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
                                  config->api_key},
-          provider::WireRequest{config->host + "/api/chat", headers_for(*config, mapped.stream),
-                                mapped.stream, mapped.thinking, transport::BodyFormat::ndjson}),
+          provider::WireRequest{
+              config->host + "/api/chat",
+              ollama_headers(*config, true,
+                             mapped.stream ? "application/x-ndjson" : "application/json"),
+              mapped.stream, mapped.thinking, transport::BodyFormat::ndjson}),
       config_(std::move(config)),
       mapped_(std::move(mapped)),
       request_timeout_seconds_(request_timeout_seconds) {}
@@ -60,7 +55,7 @@ transport::CallSpec OllamaCall::pull_spec() const {
   transport::CallSpec spec;
   spec.request.method = "POST";
   spec.request.url = config_->host + "/api/pull";
-  spec.request.headers = headers_for(*config_, true);
+  spec.request.headers = ollama_headers(*config_, true, "application/x-ndjson");
   spec.request.body = json::serialize(json::object{{"model", mapped_.model}, {"stream", true}});
   // A download takes as long as it takes; only silence between progress lines is bounded.
   spec.request.timeouts = provider::timeouts_for(*config_, std::nullopt, true);

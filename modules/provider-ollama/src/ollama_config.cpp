@@ -17,6 +17,13 @@ std::string normalized_host(std::string_view host) {
   return url;
 }
 
+amplifier::transport::Headers ollama_headers(const OllamaConfig &config, bool with_body,
+                                             std::string_view accept) {
+  amplifier::transport::Headers headers = provider::json_headers(with_body, accept);
+  if (!config.api_key.empty()) headers.set("authorization", "Bearer " + config.api_key);
+  return headers;
+}
+
 OllamaConfig OllamaConfig::read(ms::ConfigReader &reader, const provider::EnvLookup &env) {
   OllamaConfig config;
   const std::string host =

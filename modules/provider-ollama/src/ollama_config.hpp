@@ -33,6 +33,11 @@ struct OllamaConfig : amplifier::provider::HttpConfig {
                            const amplifier::provider::EnvLookup &env);
 };
 
+// The headers of a request to the server: JSON (content-type when a body goes, `accept`), and
+// the key as a Bearer token for hosted Ollama.
+amplifier::transport::Headers ollama_headers(const OllamaConfig &config, bool with_body,
+                                             std::string_view accept);
+
 // "host", "host:port" or a URL -> a base URL with a scheme and a port.
 std::string normalized_host(std::string_view host);
 

@@ -27,15 +27,6 @@ namespace {
 constexpr auto kRetryWindowLookupAfter = std::chrono::minutes(1);
 constexpr double kShowTimeoutSeconds = 3.0;
 
-std::shared_ptr<const OllamaConfig> read_config(const amp::sdk::Host &host,
-                                                std::string_view config_json) {
-  amplifier::module_support::ConfigReader reader(config_json, std::string(kModuleId) + " config");
-  auto config =
-      std::make_shared<const OllamaConfig>(OllamaConfig::read(reader, provider::process_env));
-  reader.warn_unknown_keys(host);
-  return config;
-}
-
 json::array config_fields(const OllamaConfig &config) {
   json::array fields;
   json::object host = provider::config_field("host", "Host", "text", "The Ollama server",
@@ -64,18 +55,12 @@ json::array config_fields(const OllamaConfig &config) {
 
 transport::CallSpec blocking_spec(const OllamaConfig &config, std::string method, std::string path,
                                   std::string body) {
-  transport::CallSpec spec;
-  spec.request.method = std::move(method);
-  spec.request.url = config.host + path;
-  if (!body.empty()) spec.request.headers.set("content-type", "application/json");
-  if (!config.api_key.empty())
-    spec.request.headers.set("authorization", "Bearer " + config.api_key);
-  spec.request.body = std::move(body);
-  spec.request.timeouts = provider::timeouts_for(config, std::nullopt, false);
-  spec.format = transport::BodyFormat::whole;
-  spec.retry = provider::retry_options(config);
-  spec.errors.provider = std::string(kModuleId);
-  return spec;
+  transport::ErrorMappingOptions errors;
+  errors.provider = std::string(kModuleId);
+  const bool with_body = !body.empty();
+  return provider::whole_request(config, std::move(method), config.host + path,
+                                 ollama_headers(config, with_body, "application/json"), errors,
+                                 std::move(body));
 }
 
 }  // namespace
@@ -110,7 +95,9 @@ json::object provider_info(const OllamaConfig &config, std::optional<std::int64_
 
 OllamaProvider::OllamaProvider(amp::sdk::Host host, std::string_view config_json)
     : ProviderModule(host),
-      config_(read_config(host, config_json)),
+      config_(provider::read_module_config<OllamaConfig>(
+          host, kModuleId, config_json,
+          [](auto &reader) { return OllamaConfig::read(reader, provider::process_env); })),
       calls_(host, std::string(kModuleId), provider::client_options(*config_, {})) {}
 
 std::optional<std::int64_t> OllamaProvider::context_window(const std::string &model) {

@@ -3,6 +3,9 @@
 // the shared transport's options. Pure functions, unit-tested without a network.
 #pragma once
 #include "amplifier/module_support/config_reader.hpp"
+#include "amplifier_sdk.hpp"
+#include "amplifier/transport/call.hpp"
+#include "amplifier/transport/error_mapping.hpp"
 #include "amplifier/transport/http_client.hpp"
 #include "amplifier/transport/retry_policy.hpp"
 
@@ -11,6 +14,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,5 +75,31 @@ boost::json::object config_field(std::string_view id, std::string_view display_n
 
 // The config_fields entries of HttpConfig's keys, with the config's values as defaults.
 void append_http_config_fields(const HttpConfig &config, boost::json::array &fields);
+
+// A provider module's config, read once at mount: every key through `read(reader)` (which
+// throws ConfigError naming the first bad value), the unknown keys warned about, and a warning
+// when verify_tls is off.
+template <class Config, class Read>
+std::shared_ptr<const Config> read_module_config(const amp::sdk::Host &host,
+                                                 std::string_view module_id,
+                                                 std::string_view config_json, Read &&read) {
+  module_support::ConfigReader reader(config_json, std::string(module_id) + " config");
+  auto config = std::make_shared<const Config>(read(reader));
+  reader.warn_unknown_keys(host);
+  warn_if_tls_unverified(host, module_id, *config);
+  return config;
+}
+void warn_if_tls_unverified(const amp::sdk::Host &host, std::string_view module_id,
+                            const HttpConfig &config);
+
+// The headers of a JSON API request: content-type when a body goes, and what is accepted
+// back (`accept`, e.g. text/event-stream for a stream, else application/json).
+transport::Headers json_headers(bool with_body, std::string_view accept);
+
+// A request answered with one whole body (listings, lookups) under the config's timeouts and
+// retries.
+transport::CallSpec whole_request(const HttpConfig &config, std::string method, std::string url,
+                                  transport::Headers headers,
+                                  transport::ErrorMappingOptions errors, std::string body = {});
 
 }  // namespace amplifier::provider
