@@ -23,10 +23,11 @@ namespace {
 std::shared_ptr<const ResponsesConfig> read_config(const amp::sdk::Host &host,
                                                    std::string_view config_json, Flavor flavor) {
   const std::string_view id = flavor == Flavor::openai ? kOpenAiModuleId : kAzureModuleId;
-  auto config = provider::read_module_config<ResponsesConfig>(
-      host, id, config_json, [flavor](auto &reader) {
-        return flavor == Flavor::openai ? ResponsesConfig::read_openai(reader, provider::process_env)
-                                        : ResponsesConfig::read_azure(reader, provider::process_env);
+  auto config =
+      provider::read_module_config<ResponsesConfig>(host, id, config_json, [flavor](auto &reader) {
+        return flavor == Flavor::openai
+                   ? ResponsesConfig::read_openai(reader, provider::process_env)
+                   : ResponsesConfig::read_azure(reader, provider::process_env);
       });
   if (auto missing = missing_setting(*config); !missing.empty())
     host.info(std::string(id) + ": " + missing + "; completions will fail until it is set");
@@ -75,9 +76,9 @@ void ResponsesProvider::cancel(amp_call_id call, amp_cancel_level level) {
 
 std::string ResponsesProvider::list_models() {
   if (auto error = unusable(*config_)) throw amplifier::KernelException(*error);
-  transport::CallResult result = calls_.run_blocking(
-      provider::whole_request(*config_, "GET", models_url(*config_),
-                              request_headers(*config_, false, false), error_options(*config_, "")));
+  transport::CallResult result = calls_.run_blocking(provider::whole_request(
+      *config_, "GET", models_url(*config_), request_headers(*config_, false, false),
+      error_options(*config_, "")));
   if (result.error) {
     refine_error(*config_, *result.error);
     throw amplifier::KernelException(std::move(*result.error));

@@ -1,5 +1,6 @@
 #include "responses_stream.hpp"
 
+#include "amplifier/provider/stream_failure.hpp"
 #include "amplifier/module_support/json_util.hpp"
 
 #include "amplifier/provider/block_builder.hpp"
@@ -18,16 +19,14 @@ using amplifier::KernelException;
 
 namespace {
 
+using amplifier::provider::fail_stream;
+
 using amplifier::module_support::array_at;
 using amplifier::module_support::count_at;
 using amplifier::module_support::object_at;
 using amplifier::module_support::string_at;
 
 constexpr std::int64_t kItemLevel = -1;  // the content index of reasoning and function calls
-
-[[noreturn]] void stream_fail(std::string message) {
-  throw KernelException(KernelError::make(ErrorKind::stream, std::move(message)));
-}
 
 std::int64_t index_at(const json::object &event, std::string_view key) {
   return count_at(event, key).value_or(0);
@@ -107,10 +106,10 @@ void ResponsesTranslator::on_sse_event(std::string_view event_type, std::string_
   json::error_code ec;
   json::value parsed = json::parse(data, ec);
   if (ec)
-    stream_fail("invalid JSON in a '" + std::string(event_type) +
+    fail_stream("invalid JSON in a '" + std::string(event_type) +
                 "' stream event: " + ec.message());
   if (!parsed.is_object())
-    stream_fail("a '" + std::string(event_type) + "' stream event is not a JSON object");
+    fail_stream("a '" + std::string(event_type) + "' stream event is not a JSON object");
   json::object &event = parsed.get_object();
   if (!event.contains("type")) event["type"] = event_type;
   on_event(event);
@@ -122,7 +121,7 @@ bool ResponsesTranslator::fast_delta(std::string_view event_type, std::string_vi
   const auto first = data.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || data[first] != '{') return false;
   if (!reader_.read(data))
-    stream_fail("invalid JSON in a '" + std::string(event_type) +
+    fail_stream("invalid JSON in a '" + std::string(event_type) +
                 "' stream event: " + std::string(reader_.error()));
   const std::string_view type =
       reader_.has(fields_.type) ? reader_.string(fields_.type) : event_type;
@@ -183,7 +182,7 @@ void ResponsesTranslator::on_response(const json::object &response) {
   if (const json::array *output = array_at(response, "output")) {
     std::int64_t output_index = 0;
     for (const json::value &item : *output) {
-      if (!item.is_object()) stream_fail("an output item of the response is not an object");
+      if (!item.is_object()) fail_stream("an output item of the response is not an object");
       replay_item(output_index++, item.get_object());
     }
   }
@@ -199,7 +198,7 @@ ResponsesTranslator::OpenBlock &ResponsesTranslator::open(Key key, BlockKind kin
                                                           const json::object *item) {
   if (OpenBlock *existing = find(key)) {
     if (existing->kind != kind)
-      stream_fail("output item " + std::to_string(key.first) + " changed its type mid-stream");
+      fail_stream("output item " + std::to_string(key.first) + " changed its type mid-stream");
     return *existing;
   }
   OpenBlock block;
@@ -250,7 +249,7 @@ void ResponsesTranslator::apply_delta(std::string_view type, std::int64_t output
   const bool arguments = type == "response.function_call_arguments.delta";
   OpenBlock *block = find({output_index, kItemLevel});
   if (!block || block->kind != (arguments ? BlockKind::tool_call : BlockKind::reasoning))
-    stream_fail(std::string(type) + " for output item " + std::to_string(output_index) +
+    fail_stream(std::string(type) + " for output item " + std::to_string(output_index) +
                 ", which is not an open " + (arguments ? "function call" : "reasoning item"));
   if (arguments) {
     if (delta.empty()) return;
@@ -260,7 +259,7 @@ void ResponsesTranslator::apply_delta(std::string_view type, std::int64_t output
   const bool summary = type == "response.reasoning_summary_text.delta";
   std::vector<std::string> &parts = summary ? block->summary : block->reasoning_text;
   const auto slot = static_cast<std::size_t>(summary ? summary_index : content_index);
-  if (slot > 1000) stream_fail("a reasoning part index of " + std::to_string(slot));
+  if (slot > 1000) fail_stream("a reasoning part index of " + std::to_string(slot));
   if (parts.size() <= slot) {
     // A new part: live readers get a blank line between parts.
     if (!parts.empty() && !parts.back().empty()) emit_reasoning(block->index, "\n\n", summary);
@@ -273,7 +272,7 @@ void ResponsesTranslator::apply_delta(std::string_view type, std::int64_t output
 
 void ResponsesTranslator::item_added(const json::object &event) {
   const json::object *item = object_at(event, "item");
-  if (!item) stream_fail("response.output_item.added has no item");
+  if (!item) fail_stream("response.output_item.added has no item");
   const std::string_view type = string_at(*item, "type");
   const Key key{index_at(event, "output_index"), kItemLevel};
   if (type == "reasoning") open(key, BlockKind::reasoning, item);
@@ -322,7 +321,7 @@ void ResponsesTranslator::summary_done(const json::object &event) {
 void ResponsesTranslator::arguments_done(const json::object &event) {
   OpenBlock *block = find({index_at(event, "output_index"), kItemLevel});
   if (!block || block->kind != BlockKind::tool_call)
-    stream_fail(
+    fail_stream(
         "response.function_call_arguments.done for an output item that is not an open "
         "function call");
   if (auto gained = extend_to(block->text, string_at(event, "arguments")); !gained.empty())
@@ -344,7 +343,7 @@ void ResponsesTranslator::part_done(const json::object &event) {
 
 void ResponsesTranslator::item_done(const json::object &event) {
   const json::object *item = object_at(event, "item");
-  if (!item) stream_fail("response.output_item.done has no item");
+  if (!item) fail_stream("response.output_item.done has no item");
   replay_item(index_at(event, "output_index"), *item);
 }
 
@@ -451,7 +450,7 @@ amplifier::ContentBlock ResponsesTranslator::finished_block(OpenBlock &block) {
 
 void ResponsesTranslator::response_finished(const json::object &event) {
   const json::object *response = object_at(event, "response");
-  if (!response) stream_fail(std::string(string_at(event, "type")) + " has no response");
+  if (!response) fail_stream(std::string(string_at(event, "type")) + " has no response");
   const json::array *output = array_at(*response, "output");
   // A stream that carried no items (a proxy that forwards only the final event) still yields
   // its output.
@@ -487,7 +486,7 @@ void ResponsesTranslator::response_finished(const json::object &event) {
 }
 
 RoundResult ResponsesTranslator::take_result() {
-  if (!finished_) stream_fail("the stream ended before response.completed");
+  if (!finished_) fail_stream("the stream ended before response.completed");
   RoundResult result = std::move(result_);
   result.content.reserve(blocks_.size());
   for (auto &[index, block] : blocks_) result.content.push_back(std::move(block));

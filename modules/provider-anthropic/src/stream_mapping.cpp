@@ -1,5 +1,6 @@
 #include "stream_mapping.hpp"
 
+#include "amplifier/provider/stream_failure.hpp"
 #include "amplifier/module_support/json_util.hpp"
 
 #include <boost/json/parse.hpp>
@@ -15,19 +16,16 @@ using amplifier::KernelException;
 
 namespace {
 
+using amplifier::provider::fail_stream;
+using amplifier::provider::fail_with;
+
 using amplifier::module_support::string_at;
 using amplifier::module_support::object_at;
 using amplifier::module_support::count_at;
 
-[[noreturn]] void fail(ErrorKind kind, std::string message) {
-  throw KernelException(KernelError::make(kind, std::move(message)));
-}
-
-[[noreturn]] void stream_fail(std::string message) { fail(ErrorKind::stream, std::move(message)); }
-
 std::int64_t index_of(const json::object &event) {
   const auto index = count_at(event, "index");
-  if (!index) stream_fail(std::string(string_at(event, "type")) + " event has no index");
+  if (!index) fail_stream(std::string(string_at(event, "type")) + " event has no index");
   return *index;
 }
 
@@ -94,10 +92,10 @@ void StreamTranslator::on_sse_event(std::string_view event_type, std::string_vie
   json::error_code ec;
   json::value parsed = json::parse(data, ec);
   if (ec)
-    stream_fail("invalid JSON in a '" + std::string(event_type) +
+    fail_stream("invalid JSON in a '" + std::string(event_type) +
                 "' stream event: " + ec.message());
   if (!parsed.is_object())
-    stream_fail("a '" + std::string(event_type) + "' stream event is not a JSON object");
+    fail_stream("a '" + std::string(event_type) + "' stream event is not a JSON object");
   json::object &event = parsed.get_object();
   if (!event.contains("type")) event["type"] = event_type;
   if (string_at(event, "type") == "error") throw KernelException(map_error_(data));
@@ -124,7 +122,7 @@ void StreamTranslator::on_message(const json::object &message) {
   if (const json::value *content = message.if_contains("content"); content && content->is_array()) {
     std::int64_t index = 0;
     for (const json::value &item : content->get_array()) {
-      if (!item.is_object()) stream_fail("a content block of the response is not an object");
+      if (!item.is_object()) fail_stream("a content block of the response is not an object");
       const json::object &block = item.get_object();
       on_event({{"type", "content_block_start"},
                 {"index", index},
@@ -152,13 +150,13 @@ bool StreamTranslator::fast_delta(std::string_view event_type, std::string_view 
   const auto first = data.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || data[first] != '{') return false;
   if (!reader_.read(data))
-    stream_fail("invalid JSON in a '" + std::string(event_type) + "' stream event: " +
+    fail_stream("invalid JSON in a '" + std::string(event_type) + "' stream event: " +
                 std::string(reader_.error()));
   const std::string_view type =
       reader_.has(fields_.type) ? reader_.string(fields_.type) : event_type;
   if (type != "content_block_delta" || complete_) return false;
   const auto index = reader_.integer(fields_.index);
-  if (!index) stream_fail("content_block_delta event has no index");
+  if (!index) fail_stream("content_block_delta event has no index");
   if (reader_.kind(fields_.delta_type) != amplifier::JsonFieldReader::Kind::string)
     return false;  // no delta object, or an odd one: the DOM path says what is wrong
   const std::string_view delta_type = reader_.string(fields_.delta_type);
@@ -200,9 +198,9 @@ void StreamTranslator::message_start(const json::object &event) {
 void StreamTranslator::block_start(const json::object &event) {
   const std::int64_t anthropic_index = index_of(event);
   if (open_.contains(anthropic_index))
-    stream_fail("content block " + std::to_string(anthropic_index) + " started twice");
+    fail_stream("content block " + std::to_string(anthropic_index) + " started twice");
   const json::object *block = object_at(event, "content_block");
-  if (!block) stream_fail("content_block_start has no content_block");
+  if (!block) fail_stream("content_block_start has no content_block");
 
   OpenBlock open;
   open.index = next_index_++;
@@ -250,7 +248,7 @@ StreamTranslator::OpenBlock &StreamTranslator::open_block(std::int64_t anthropic
                                                           std::string_view what) {
   auto it = open_.find(anthropic_index);
   if (it == open_.end())
-    stream_fail(std::string(what) + " for content block " + std::to_string(anthropic_index) +
+    fail_stream(std::string(what) + " for content block " + std::to_string(anthropic_index) +
                 ", which is not open");
   return it->second;
 }
@@ -258,7 +256,7 @@ StreamTranslator::OpenBlock &StreamTranslator::open_block(std::int64_t anthropic
 void StreamTranslator::block_delta(const json::object &event) {
   const std::int64_t anthropic_index = index_of(event);
   const json::object *delta = object_at(event, "delta");
-  if (!delta) stream_fail("content_block_delta has no delta");
+  if (!delta) fail_stream("content_block_delta has no delta");
   const std::string_view type = string_at(*delta, "type");
   std::string_view payload;
   if (type == "text_delta") payload = string_at(*delta, "text");
@@ -280,7 +278,7 @@ void StreamTranslator::apply_delta(std::int64_t anthropic_index, std::string_vie
   }
   auto expect = [&](BlockKind kind) {
     if (block.kind != kind)
-      stream_fail("a " + std::string(type) + " arrived for a content block of another type");
+      fail_stream("a " + std::string(type) + " arrived for a content block of another type");
   };
   if (type == "text_delta") {
     expect(BlockKind::text);
@@ -323,7 +321,7 @@ amplifier::ContentBlock StreamTranslator::finished_block(OpenBlock &block) {
         json::error_code ec;
         json::value parsed = json::parse(block.partial_json, ec);
         if (ec || !parsed.is_object())
-          fail(ErrorKind::invalid_tool_call, "the input of tool call '" + block.name + "' (" +
+          fail_with(ErrorKind::invalid_tool_call, "the input of tool call '" + block.name + "' (" +
                                                  block.id +
                                                  ") is not a JSON object: " + block.partial_json);
         input = std::move(parsed.get_object());
@@ -369,7 +367,7 @@ void StreamTranslator::message_delta(const json::object &event) {
 
 void StreamTranslator::message_stop() {
   if (!open_.empty())
-    stream_fail("message_stop arrived while content block " + std::to_string(open_.begin()->first) +
+    fail_stream("message_stop arrived while content block " + std::to_string(open_.begin()->first) +
                 " was still open");
   complete_ = true;
 }
@@ -377,7 +375,7 @@ void StreamTranslator::message_stop() {
 void StreamTranslator::emit_usage() { emit(stream::usage(usage_)); }
 
 amplifier::ChatResponse StreamTranslator::take_response(std::string_view provider_id) {
-  if (!complete_) stream_fail("the stream ended before message_stop");
+  if (!complete_) fail_stream("the stream ended before message_stop");
   amplifier::ChatResponse response;
   response.content.reserve(finished_.size());
   for (auto &[index, block] : finished_) response.content.push_back(std::move(block));

@@ -3,6 +3,7 @@
 #include "chat_config.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/stream_failure.hpp"
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -22,9 +23,7 @@ using amplifier::module_support::string_at;
 
 namespace {
 
-[[noreturn]] void stream_fail(std::string message) {
-  throw KernelException(KernelError::make(ErrorKind::stream, std::move(message)));
-}
+using amplifier::provider::fail_stream;
 
 std::string finish_reason_of(std::string_view vendor, bool tool_calls) {
   if (vendor == "length") return "length";
@@ -64,11 +63,11 @@ void ChatTranslator::on_sse_data(std::string_view data) {
     if (!finished_) finish();
     return;
   }
-  if (finished_) stream_fail("data after [DONE]");
+  if (finished_) fail_stream("data after [DONE]");
   json::error_code ec;
   const json::value *chunk = parser_.parse(data, ec);
-  if (!chunk) stream_fail("invalid JSON in a stream chunk: " + ec.message());
-  if (!chunk->is_object()) stream_fail("a stream chunk is not a JSON object");
+  if (!chunk) fail_stream("invalid JSON in a stream chunk: " + ec.message());
+  if (!chunk->is_object()) fail_stream("a stream chunk is not a JSON object");
   on_chunk(chunk->get_object());
 }
 
@@ -157,7 +156,7 @@ void ChatTranslator::on_completion(const json::object &completion) {
 }
 
 amplifier::ChatResponse ChatTranslator::take_response(std::string_view provider) {
-  if (!finished_) stream_fail("the stream ended before data: [DONE]");
+  if (!finished_) fail_stream("the stream ended before data: [DONE]");
   amplifier::ChatResponse response;
   response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);

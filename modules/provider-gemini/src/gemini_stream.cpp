@@ -3,6 +3,7 @@
 #include "gemini_config.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/stream_failure.hpp"
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -22,9 +23,7 @@ using amplifier::module_support::string_at;
 
 namespace {
 
-[[noreturn]] void fail(ErrorKind kind, std::string message) {
-  throw KernelException(KernelError::make(kind, std::move(message)));
-}
+using amplifier::provider::fail_with;
 
 bool filtered(std::string_view reason) {
   return reason == "SAFETY" || reason == "RECITATION" || reason == "PROHIBITED_CONTENT" ||
@@ -57,10 +56,10 @@ GeminiTranslator::GeminiTranslator(EventSink sink, StreamErrorMapper map_error, 
 void GeminiTranslator::on_sse_data(std::string_view data) {
   json::error_code ec;
   const json::value *chunk = parser_.parse(data, ec);
-  if (!chunk) fail(ErrorKind::stream, "invalid JSON in a stream chunk: " + ec.message());
+  if (!chunk) fail_with(ErrorKind::stream, "invalid JSON in a stream chunk: " + ec.message());
   // The API wraps an error in a one-element array at times.
   if (chunk->is_array() && chunk->get_array().size() == 1) chunk = &chunk->get_array().front();
-  if (!chunk->is_object()) fail(ErrorKind::stream, "a stream chunk is not a JSON object");
+  if (!chunk->is_object()) fail_with(ErrorKind::stream, "a stream chunk is not a JSON object");
   on_chunk(chunk->get_object());
 }
 
@@ -68,7 +67,7 @@ void GeminiTranslator::on_chunk(const json::object &chunk) {
   if (chunk.contains("error")) throw KernelException(map_error_(json::serialize(chunk)));
   if (const json::object *feedback = object_at(chunk, "promptFeedback"))
     if (auto reason = string_at(*feedback, "blockReason"); !reason.empty())
-      fail(ErrorKind::content_filter, "Gemini blocked the prompt (" + std::string(reason) + ")");
+      fail_with(ErrorKind::content_filter, "Gemini blocked the prompt (" + std::string(reason) + ")");
   if (auto model = string_at(chunk, "modelVersion"); !model.empty()) model_ = model;
   if (auto id = string_at(chunk, "responseId"); !id.empty()) response_id_ = id;
   // Cumulative: the last value is the response's.
@@ -132,7 +131,7 @@ void GeminiTranslator::function_call(const json::object &part) {
 }
 
 amplifier::ChatResponse GeminiTranslator::take_response(std::string_view provider) {
-  if (!finished()) fail(ErrorKind::stream, "the stream ended before a finishReason");
+  if (!finished()) fail_with(ErrorKind::stream, "the stream ended before a finishReason");
   amplifier::ChatResponse response;
   response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);

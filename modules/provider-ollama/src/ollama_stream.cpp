@@ -3,6 +3,7 @@
 #include "ollama_config.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/stream_failure.hpp"
 #include "amplifier/stream.hpp"
 
 #include <boost/json/parse.hpp>
@@ -24,9 +25,7 @@ using amplifier::module_support::string_at;
 
 namespace {
 
-[[noreturn]] void stream_fail(std::string message) {
-  throw KernelException(KernelError::make(ErrorKind::stream, std::move(message)));
-}
+using amplifier::provider::fail_stream;
 
 // The durations of the done line (nanoseconds) as milliseconds, under their own names.
 constexpr std::array kDurations = {
@@ -56,8 +55,8 @@ void OllamaTranslator::on_line(std::string_view line) {
   if (fast_line(line)) return;
   json::error_code ec;
   json::value chunk = json::parse(line, ec);
-  if (ec) stream_fail("invalid JSON in a stream line: " + ec.message());
-  if (!chunk.is_object()) stream_fail("a stream line is not a JSON object");
+  if (ec) fail_stream("invalid JSON in a stream line: " + ec.message());
+  if (!chunk.is_object()) fail_stream("a stream line is not a JSON object");
   on_chunk(chunk.get_object());
 }
 
@@ -77,7 +76,7 @@ bool OllamaTranslator::fast_line(std::string_view line) {
 
 void OllamaTranslator::on_chunk(const json::object &chunk) {
   if (chunk.contains("error")) throw KernelException(map_error_(json::serialize(chunk)));
-  if (finished_) stream_fail("a line after the done line");
+  if (finished_) fail_stream("a line after the done line");
   if (auto model = string_at(chunk, "model"); !model.empty()) model_ = model;
   if (const json::object *message = object_at(chunk, "message")) {
     blocks_.thinking(string_at(*message, "thinking"));
@@ -133,7 +132,7 @@ void OllamaTranslator::finish(const json::object &done) {
 }
 
 amplifier::ChatResponse OllamaTranslator::take_response(std::string_view provider) {
-  if (!finished_) stream_fail("the stream ended before its done line");
+  if (!finished_) fail_stream("the stream ended before its done line");
   amplifier::ChatResponse response;
   response.content = blocks_.take_content();
   response.tool_calls = amplifier::collect_tool_calls(response.content);
