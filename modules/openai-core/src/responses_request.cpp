@@ -1,6 +1,7 @@
 #include "responses_request.hpp"
 
 #include "amplifier/provider/conversation.hpp"
+#include "amplifier/provider/tools.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
 
@@ -155,11 +156,8 @@ class InputMapper final : public amplifier::provider::ConversationWalker {
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {
-  json::object tool{{"type", "function"}, {"name", spec.name}};
-  if (spec.description && !spec.description->empty()) tool["description"] = *spec.description;
-  tool["parameters"] = spec.parameters
-                           ? *spec.parameters
-                           : json::object{{"type", "object"}, {"properties", json::object{}}};
+  json::object tool = amplifier::provider::function_declaration(spec);
+  tool["type"] = "function";
   // The API's default is strict validation, which only schemas written for it pass (every
   // property required, no additional properties); a tool's own schema is checked as it is.
   tool["strict"] = false;
@@ -168,23 +166,20 @@ json::object tool_definition(const amplifier::ToolSpec &spec) {
 
 // The Responses tool_choice, or nullopt for the API default (auto).
 std::optional<json::value> tool_choice(const json::value &choice, DegradationLog &degradations) {
-  std::string_view mode, name;
-  if (choice.is_string()) {
-    mode = choice.get_string();
-  } else if (choice.is_object()) {
-    const json::object &object = choice.get_object();
-    mode = string_at(object, "type");
-    name = string_at(object, "name");
-    if (const json::value *function = object.if_contains("function");
-        name.empty() && function && function->is_object())
-      name = string_at(function->get_object(), "name");
+  using Mode = amplifier::provider::ToolChoice::Mode;
+  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
+  if (!read) return std::nullopt;
+  switch (read->mode) {
+    case Mode::named:
+      return json::object{{"type", "function"}, {"name", read->name}};
+    case Mode::none:
+      return json::value("none");
+    case Mode::required:
+      return json::value("required");
+    case Mode::automatic:
+      break;
   }
-  if (!name.empty()) return json::object{{"type", "function"}, {"name", name}};
-  if (mode == "auto" || mode == "none" || mode == "required") return json::value(mode);
-  if (mode == "any") return json::value("required");
-  degradations.note("tool_choice", "tool_choice " + json::serialize(choice) + " is not understood",
-                    "auto");
-  return std::nullopt;
+  return json::value("auto");
 }
 
 // response_format -> text.format: json_schema and json_object are the API's own modes.

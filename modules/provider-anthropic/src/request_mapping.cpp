@@ -1,6 +1,7 @@
 #include "request_mapping.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/provider/tools.hpp"
 
 #include "prompt_caching.hpp"
 
@@ -29,50 +30,25 @@ std::string number_text(double value) {
 json::object tool_definition(const amplifier::ToolSpec &spec) {
   json::object tool{{"name", spec.name}};
   if (spec.description && !spec.description->empty()) tool["description"] = *spec.description;
-  // The API requires an object schema even for a tool without parameters.
-  tool["input_schema"] = spec.parameters
-                             ? *spec.parameters
-                             : json::object{{"type", "object"}, {"properties", json::object{}}};
+  tool["input_schema"] = amplifier::provider::parameters_of(spec);
   return tool;
-}
-
-// The name of the single tool a tool_choice object forces: {"type":"tool","name"},
-// {"type":"function","function":{"name"}} (OpenAI style) or {"name"}.
-std::string_view forced_tool_name(const json::object &choice) {
-  if (auto name = string_at(choice, "name"); !name.empty()) return name;
-  if (const json::value *function = choice.if_contains("function");
-      function && function->is_object())
-    return string_at(function->get_object(), "name");
-  return {};
 }
 
 // The Anthropic tool_choice, or nullopt for the API default (auto).
 std::optional<json::object> tool_choice(const json::value &choice, bool thinking,
                                         DegradationLog &degradations) {
-  std::string_view mode;
-  std::string_view forced_name;
-  if (choice.is_string()) {
-    mode = choice.get_string();
-  } else if (choice.is_object()) {
-    mode = string_at(choice.get_object(), "type");
-    forced_name = forced_tool_name(choice.get_object());
-    if (!forced_name.empty()) mode = "tool";
-  }
-  if (mode == "auto") return json::object{{"type", "auto"}};
-  if (mode == "none") return json::object{{"type", "none"}};
-  const bool forcing = mode == "required" || mode == "any" || mode == "tool";
-  if (!forcing) {
-    degradations.note("tool_choice",
-                      "tool_choice " + json::serialize(choice) + " is not understood", "auto");
-    return std::nullopt;
-  }
+  using Mode = amplifier::provider::ToolChoice::Mode;
+  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
+  if (!read) return std::nullopt;
+  if (read->mode == Mode::automatic) return json::object{{"type", "auto"}};
+  if (read->mode == Mode::none) return json::object{{"type", "none"}};
   if (thinking) {
     degradations.note("tool_choice",
                       "with extended thinking Anthropic only accepts tool_choice auto or none",
                       "auto");
     return json::object{{"type", "auto"}};
   }
-  if (mode == "tool") return json::object{{"type", "tool"}, {"name", forced_name}};
+  if (read->mode == Mode::named) return json::object{{"type", "tool"}, {"name", read->name}};
   return json::object{{"type", "any"}};
 }
 

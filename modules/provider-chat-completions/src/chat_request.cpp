@@ -2,6 +2,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tools.hpp"
 #include "amplifier/provider/conversation.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -125,33 +126,26 @@ class MessageMapper final : public amplifier::provider::ConversationWalker {
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {
-  json::object function{{"name", spec.name}};
-  if (spec.description && !spec.description->empty()) function["description"] = *spec.description;
-  function["parameters"] = spec.parameters
-                               ? *spec.parameters
-                               : json::object{{"type", "object"}, {"properties", json::object{}}};
-  return json::object{{"type", "function"}, {"function", std::move(function)}};
+  return json::object{{"type", "function"},
+                      {"function", amplifier::provider::function_declaration(spec)}};
 }
 
 // The Chat Completions tool_choice, or nullopt for the server's default (auto).
 std::optional<json::value> tool_choice(const json::value &choice, DegradationLog &degradations) {
-  std::string_view mode, name;
-  if (choice.is_string()) {
-    mode = choice.get_string();
-  } else if (const json::object *object = choice.if_object()) {
-    mode = string_at(*object, "type");
-    name = string_at(*object, "name");
-    if (const json::value *function = object->if_contains("function");
-        name.empty() && function && function->is_object())
-      name = string_at(function->get_object(), "name");
+  using Mode = amplifier::provider::ToolChoice::Mode;
+  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
+  if (!read) return std::nullopt;
+  switch (read->mode) {
+    case Mode::named:
+      return json::object{{"type", "function"}, {"function", json::object{{"name", read->name}}}};
+    case Mode::none:
+      return json::value("none");
+    case Mode::required:
+      return json::value("required");
+    case Mode::automatic:
+      break;
   }
-  if (!name.empty())
-    return json::object{{"type", "function"}, {"function", json::object{{"name", name}}}};
-  if (mode == "auto" || mode == "none" || mode == "required") return json::value(mode);
-  if (mode == "any") return json::value("required");
-  degradations.note("tool_choice", "tool_choice " + json::serialize(choice) + " is not understood",
-                    "auto");
-  return std::nullopt;
+  return json::value("auto");
 }
 
 }  // namespace

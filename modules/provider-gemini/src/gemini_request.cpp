@@ -4,6 +4,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tools.hpp"
 #include "amplifier/provider/conversation.hpp"
 
 #include <boost/json/parse.hpp>
@@ -142,24 +143,25 @@ json::object declaration(const amplifier::ToolSpec &spec, DegradationLog &degrad
 }
 
 // tool_choice -> toolConfig.functionCallingConfig.
-std::optional<json::object> tool_config(const json::value &choice) {
-  std::string_view mode, name;
-  if (choice.is_string()) mode = choice.get_string();
-  if (const json::object *object = choice.if_object()) {
-    mode = string_at(*object, "type");
-    name = string_at(*object, "name");
-  }
+std::optional<json::object> tool_config(const json::value &choice,
+                                        DegradationLog &degradations) {
+  using Mode = amplifier::provider::ToolChoice::Mode;
+  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
+  if (!read) return std::nullopt;
   json::object config;
-  if (!name.empty()) {
-    config = {{"mode", "ANY"}, {"allowedFunctionNames", json::array{name}}};
-  } else if (mode == "none") {
-    config = {{"mode", "NONE"}};
-  } else if (mode == "required" || mode == "any") {
-    config = {{"mode", "ANY"}};
-  } else if (mode == "auto") {
-    config = {{"mode", "AUTO"}};
-  } else {
-    return std::nullopt;
+  switch (read->mode) {
+    case Mode::named:
+      config = {{"mode", "ANY"}, {"allowedFunctionNames", json::array{json::string(read->name)}}};
+      break;
+    case Mode::none:
+      config = {{"mode", "NONE"}};
+      break;
+    case Mode::required:
+      config = {{"mode", "ANY"}};
+      break;
+    case Mode::automatic:
+      config = {{"mode", "AUTO"}};
+      break;
   }
   return json::object{{"functionCallingConfig", std::move(config)}};
 }
@@ -185,10 +187,8 @@ MappedRequest map_request(const amplifier::ChatRequest &request, const GeminiCon
     for (const auto &spec : *request.tools) declarations.push_back(declaration(spec, degradations));
     body["tools"] = json::array{json::object{{"functionDeclarations", std::move(declarations)}}};
     if (request.tool_choice) {
-      if (auto tool_config_object = tool_config(*request.tool_choice))
+      if (auto tool_config_object = tool_config(*request.tool_choice, degradations))
         body["toolConfig"] = std::move(*tool_config_object);
-      else
-        degradations.note("tool_choice", "tool_choice is not understood", "auto");
     }
   }
 

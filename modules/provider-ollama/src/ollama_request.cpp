@@ -2,6 +2,7 @@
 
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/provider/degradation_log.hpp"
+#include "amplifier/provider/tools.hpp"
 #include "amplifier/provider/conversation.hpp"
 
 namespace ollama {
@@ -100,12 +101,8 @@ class MessageMapper final : public amplifier::provider::ConversationWalker {
 };
 
 json::object tool_definition(const amplifier::ToolSpec &spec) {
-  json::object function{{"name", spec.name}};
-  if (spec.description && !spec.description->empty()) function["description"] = *spec.description;
-  function["parameters"] = spec.parameters
-                               ? *spec.parameters
-                               : json::object{{"type", "object"}, {"properties", json::object{}}};
-  return json::object{{"type", "function"}, {"function", std::move(function)}};
+  return json::object{{"type", "function"},
+                      {"function", amplifier::provider::function_declaration(spec)}};
 }
 
 }  // namespace
