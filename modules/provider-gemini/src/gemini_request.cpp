@@ -89,7 +89,8 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
           if (!t->text.empty() || part.contains("thoughtSignature"))
             parts.push_back(std::move(part));
         } else if (const auto *th = amplifier::block_as<amplifier::ThinkingBlock>(block)) {
-          if (string_at(th->extra, amplifier::ThinkingBlock::kReasoningFieldKey) != kReasoningField) {
+          if (string_at(th->extra, amplifier::ThinkingBlock::kReasoningFieldKey) !=
+              kReasoningField) {
             degradations().note("thinking_block",
                                 "a thinking block from another provider cannot be sent to Gemini",
                                 "the thinking block was left out");
@@ -143,8 +144,7 @@ json::object declaration(const amplifier::ToolSpec &spec, DegradationLog &degrad
 }
 
 // tool_choice -> toolConfig.functionCallingConfig.
-std::optional<json::object> tool_config(const json::value &choice,
-                                        DegradationLog &degradations) {
+std::optional<json::object> tool_config(const json::value &choice, DegradationLog &degradations) {
   using Mode = amplifier::provider::ToolChoice::Mode;
   const auto read = amplifier::provider::read_tool_choice(choice, degradations);
   if (!read) return std::nullopt;

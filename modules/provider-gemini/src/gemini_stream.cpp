@@ -67,7 +67,8 @@ void GeminiTranslator::on_chunk(const json::object &chunk) {
   if (chunk.contains("error")) throw KernelException(map_error_(json::serialize(chunk)));
   if (const json::object *feedback = object_at(chunk, "promptFeedback"))
     if (auto reason = string_at(*feedback, "blockReason"); !reason.empty())
-      fail_with(ErrorKind::content_filter, "Gemini blocked the prompt (" + std::string(reason) + ")");
+      fail_with(ErrorKind::content_filter,
+                "Gemini blocked the prompt (" + std::string(reason) + ")");
   if (auto model = string_at(chunk, "modelVersion"); !model.empty()) model_ = model;
   if (auto id = string_at(chunk, "responseId"); !id.empty()) response_id_ = id;
   // Cumulative: the last value is the response's.
