@@ -36,14 +36,12 @@ std::string generate_url(const GeminiConfig &config, std::string_view model, boo
 }
 
 void refine_error(const GeminiConfig &config, KernelError &error) {
-  if (error.kind == ErrorKind::invalid_request &&
-      (error.message.find("API key not valid") != std::string::npos ||
-       error.message.find("API_KEY_INVALID") != std::string::npos)) {
+  // The API says INVALID_ARGUMENT; the ErrorInfo reason the transport keeps says what.
+  const boost::json::value *reason = error.extra.if_contains("vendor_code");
+  if (reason && reason->is_string() && reason->get_string() == "API_KEY_INVALID") {
     error.kind = ErrorKind::authentication;
     error.retryable = false;
   }
-  if (error.kind == ErrorKind::content_filter || error.kind == ErrorKind::context_length)
-    error.retryable = false;
   redact(error.message, config.api_key);
 }
 

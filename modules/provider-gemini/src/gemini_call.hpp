@@ -20,8 +20,8 @@ namespace gemini {
 // POST .../v1beta/models/{model}:streamGenerateContent?alt=sse, or :generateContent.
 std::string generate_url(const GeminiConfig &config, std::string_view model, bool stream);
 
-// A Gemini error made exact: an invalid API key is `authentication` (the API says
-// INVALID_ARGUMENT), and the key never appears in the message.
+// A Gemini error made exact: an invalid API key (ErrorInfo reason API_KEY_INVALID) is
+// `authentication`, and the key never appears in the message.
 void refine_error(const GeminiConfig &config, amplifier::KernelError &error);
 
 class GeminiCall final : public amplifier::provider::HttpProviderCall {

@@ -44,10 +44,25 @@ std::optional<double> google_retry_delay(const json::object &error) {
   return std::nullopt;
 }
 
+// google.rpc.ErrorInfo's reason ("API_KEY_INVALID"): what went wrong, more precisely than the
+// status.
+std::string google_error_reason(const json::object &error) {
+  const json::value *details = error.if_contains("details");
+  if (!details || !details->is_array()) return {};
+  for (const json::value &detail : details->get_array()) {
+    if (!detail.is_object()) continue;
+    const json::object &entry = detail.get_object();
+    if (string_member(entry, "@type").ends_with("google.rpc.ErrorInfo"))
+      return string_member(entry, "reason");
+  }
+  return {};
+}
+
 void read_error_object(const json::object &error, VendorError &out) {
   out.type = string_member(error, "type");
   if (out.type.empty()) out.type = string_member(error, "status");  // google.rpc.Status
   out.code = string_member(error, "code");
+  if (out.code.empty()) out.code = google_error_reason(error);
   out.message = string_member(error, "message");
   out.retry_delay_seconds = google_retry_delay(error);
   if (const json::value *inner = error.if_contains("innererror"); inner && inner->is_object())

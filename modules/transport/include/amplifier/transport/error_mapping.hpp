@@ -23,7 +23,9 @@ namespace amplifier::transport {
 // Absent parts are empty.
 struct VendorError {
   std::string type;     // error.type, or Google's error.status
-  std::string code;     // error.code when it is a string (OpenAI "insufficient_quota")
+  // error.code when it is a string (OpenAI "insufficient_quota"), else Google's
+  // ErrorInfo reason ("API_KEY_INVALID")
+  std::string code;
   std::string message;  // error.message, or a bare string error
   std::optional<std::string> request_id;        // top-level request_id
   std::optional<double> retry_delay_seconds;    // Google RetryInfo.retryDelay ("26s")
