@@ -50,6 +50,12 @@ bool is_delta_type(std::string_view type) {
          type == "response.reasoning_text.delta" || type == "response.refusal.delta";
 }
 
+// The events fast_delta handles: deltas, and the large created / in_progress of which only the
+// id and model matter.
+bool read_without_dom(std::string_view type) {
+  return is_delta_type(type) || type == "response.created" || type == "response.in_progress";
+}
+
 json::array text_parts(std::string_view part_type, const std::vector<std::string> &texts) {
   json::array parts;
   for (const auto &text : texts) parts.push_back(json::object{{"type", part_type}, {"text", text}});
@@ -120,6 +126,10 @@ bool ResponsesTranslator::fast_delta(std::string_view event_type, std::string_vi
   // object takes the DOM path, which says what is wrong with it.
   const auto first = data.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || data[first] != '{') return false;
+  // An event the `event:` line names as one the DOM path handles goes there directly, not
+  // read twice (response.completed carries the whole response).
+  if (!event_type.empty() && event_type != "message" && !read_without_dom(event_type))
+    return false;
   if (!reader_.read(data))
     fail_stream("invalid JSON in a '" + std::string(event_type) +
                 "' stream event: " + std::string(reader_.error()));
