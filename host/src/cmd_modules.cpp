@@ -49,8 +49,9 @@ int list_modules(bool as_json) {
 }  // namespace
 
 void add_modules_command(CLI::App &app, int &exit_code) {
-  CLI::App *modules = app.add_subcommand("modules", "Inspect the modules on the search path "
-                                                    "(AMPLIFIER_MODULE_PATH, then built-in)");
+  // `module` (the upstream spelling); `modules` stays as an alias for older scripts.
+  CLI::App *modules = app.add_subcommand("module", "Inspect, install and validate modules");
+  modules->alias("modules");
   modules->require_subcommand(1);
   auto as_json = std::make_shared<bool>(false);
   CLI::App *list = modules->add_subcommand("list", "List every module found: id, kind, version, "
