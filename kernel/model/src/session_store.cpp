@@ -1,8 +1,8 @@
 // The session store: ids, locations, listing, locking and migration.
 #include "amplifier/session_store.hpp"
+#include "amplifier/user_dirs.hpp"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -26,26 +26,6 @@ bool is_id_char(char c) {
 }
 
 bool is_alphanumeric(char c) { return is_id_char(c) && c != '-' && c != '_'; }
-
-std::optional<std::string> environment(const char *name) {
-  const char *value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
-
-// $HOME, else the passwd entry (getpwuid_r: modules call this from several threads).
-fs::path home_directory() {
-  if (auto home = environment("HOME")) return *home;
-  long size_hint = ::sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(size_hint > 0 ? static_cast<std::size_t>(size_hint) : 16384);
-  passwd entry{};
-  passwd *found = nullptr;
-  if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found &&
-      found->pw_dir && *found->pw_dir)
-    return found->pw_dir;
-  throw std::runtime_error(
-      "cannot locate the session store: HOME is not set and the user has no home entry");
-}
 
 std::string modification_time(const fs::path &file) {
   std::error_code error;
@@ -136,15 +116,17 @@ void check_session_id(std::string_view id) {
 }
 
 fs::path default_store_dir() {
-  if (auto data_home = environment("XDG_DATA_HOME"); data_home && fs::path(*data_home).is_absolute())
-    return fs::path(*data_home) / "amplifier" / "sessions";
-  return home_directory() / ".local" / "share" / "amplifier" / "sessions";
+  try {
+    return user_dirs::data() / "sessions";
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(std::string("cannot locate the session store: ") + e.what());
+  }
 }
 
 fs::path resolve_store_dir(std::string_view configured) {
   if (configured.empty()) return default_store_dir();
-  if (configured == "~") return home_directory();
-  if (configured.starts_with("~/")) return home_directory() / fs::path(configured.substr(2));
+  if (configured == "~") return user_dirs::home();
+  if (configured.starts_with("~/")) return user_dirs::home() / fs::path(configured.substr(2));
   return fs::path(configured);
 }
 
