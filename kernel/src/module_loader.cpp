@@ -3,6 +3,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,68 +26,101 @@ bool is_valid_module_id(std::string_view id) {
   }) && id.find("..") == std::string_view::npos;
 }
 
-std::size_t minimum_kind_table_size(amp_module_kind kind) {
-  switch (kind) {
-    case AMP_KIND_PROVIDER: return offsetof(amp_provider_vtable, cancel) + sizeof(void *);
-    case AMP_KIND_TOOL: return offsetof(amp_tool_vtable, cancel) + sizeof(void *);
-    case AMP_KIND_ORCHESTRATOR: return offsetof(amp_orchestrator_vtable, cancel) + sizeof(void *);
-    case AMP_KIND_CONTEXT: return offsetof(amp_context_vtable, clear) + sizeof(void *);
-    case AMP_KIND_HOOK: return sizeof(size_t);
-    default: return 0;
-  }
-}
-
-// Every function of the kind's v1.0 table must be present.
-bool kind_table_complete(amp_module_kind kind, const void *table) {
+// The names of the v1.0 functions of the kind's table that are NULL (every one is required).
+std::vector<std::string_view> null_kind_functions(amp_module_kind kind, const void *table) {
+  std::vector<std::string_view> missing;
+  auto require = [&](bool present, std::string_view name) {
+    if (!present) missing.push_back(name);
+  };
   switch (kind) {
     case AMP_KIND_PROVIDER: {
       auto *t = static_cast<const amp_provider_vtable *>(table);
-      return t->get_info && t->list_models && t->complete && t->cancel;
+      require(t->get_info, "get_info");
+      require(t->list_models, "list_models");
+      require(t->complete, "complete");
+      require(t->cancel, "cancel");
+      break;
     }
     case AMP_KIND_TOOL: {
       auto *t = static_cast<const amp_tool_vtable *>(table);
-      return t->list_tools && t->execute && t->cancel;
+      require(t->list_tools, "list_tools");
+      require(t->execute, "execute");
+      require(t->cancel, "cancel");
+      break;
     }
     case AMP_KIND_ORCHESTRATOR: {
       auto *t = static_cast<const amp_orchestrator_vtable *>(table);
-      return t->execute && t->cancel;
+      require(t->execute, "execute");
+      require(t->cancel, "cancel");
+      break;
     }
     case AMP_KIND_CONTEXT: {
       auto *t = static_cast<const amp_context_vtable *>(table);
-      return t->add_message && t->get_messages && t->get_messages_for_request &&
-             t->set_messages && t->clear;
+      require(t->add_message, "add_message");
+      require(t->get_messages, "get_messages");
+      require(t->get_messages_for_request, "get_messages_for_request");
+      require(t->set_messages, "set_messages");
+      require(t->clear, "clear");
+      break;
     }
-    case AMP_KIND_HOOK: return true;
-    default: return false;
+    default: break;
   }
+  return missing;
 }
 
-// Checks what the entry point returned; returns the reason it is unusable, or "".
-std::string descriptor_problem(const amp_module_descriptor *d) {
-  if (!d) return "its entry point refused to load (returned NULL)";
-  if (d->struct_size < offsetof(amp_module_descriptor, kind_table) + sizeof(void *))
-    return fmt::format("its descriptor is too small ({} bytes)", d->struct_size);
-  if (d->abi_major != AMP_ABI_VERSION_MAJOR)
-    return fmt::format("it was built for ABI {}.{}, the host speaks ABI {}.{} (major differs)",
-                       d->abi_major, d->abi_minor, AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR);
+// The ABI version problems: NULL (refused), a different major, a too new minimum minor.
+// Returns false when the rest of the descriptor cannot be trusted to have this ABI's layout.
+bool check_abi_version(const amp_module_descriptor *d, std::vector<DescriptorProblem> &out) {
+  using Aspect = DescriptorProblem::Aspect;
+  if (!d) {
+    out.push_back({Aspect::AbiVersion, "its entry point refused to load (returned NULL)"});
+    return false;
+  }
+  if (d->struct_size < offsetof(amp_module_descriptor, kind_table) + sizeof(void *)) {
+    out.push_back({Aspect::Fields,
+                   fmt::format("its descriptor is too small ({} bytes)", d->struct_size)});
+    return false;
+  }
+  if (d->abi_major != AMP_ABI_VERSION_MAJOR) {
+    out.push_back({Aspect::AbiVersion,
+                   fmt::format("it was built for ABI {}.{}, the host speaks ABI {}.{} (major "
+                               "differs)",
+                               d->abi_major, d->abi_minor, AMP_ABI_VERSION_MAJOR,
+                               AMP_ABI_VERSION_MINOR)});
+    return false;
+  }
   // Since 1.2 a module states the oldest host it runs on; before, it needed its own minor.
   const std::uint32_t needed = AMP_HAS_FIELD(d, amp_module_descriptor, min_host_minor)
                                    ? d->min_host_minor
                                    : d->abi_minor;
   if (needed > AMP_ABI_VERSION_MINOR)
-    return fmt::format("it needs ABI {}.{}, newer than the host's {}.{}", d->abi_major, needed,
-                       AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR);
-  if (!d->id || !is_valid_module_id(d->id)) return "its descriptor has no valid id";
-  if (!d->version) return "its descriptor has no version";
-  if (!d->create || !d->destroy) return "its descriptor lacks create or destroy";
-  std::size_t minimum = minimum_kind_table_size(d->kind);
-  if (minimum == 0) return fmt::format("its kind {} is unknown", static_cast<int>(d->kind));
+    out.push_back({Aspect::AbiVersion,
+                   fmt::format("it needs ABI {}.{}, newer than the host's {}.{}", d->abi_major,
+                               needed, AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR)});
+  return true;
+}
+
+void check_kind_table(const amp_module_descriptor *d, std::vector<DescriptorProblem> &out) {
+  using Aspect = DescriptorProblem::Aspect;
+  const std::size_t minimum = minimum_kind_table_size(d->kind);
+  if (minimum == 0) return;  // an unknown kind is a Fields problem, reported already
   auto *size = static_cast<const size_t *>(d->kind_table);
-  if (!size || *size < minimum)
-    return fmt::format("its {} table is missing or too small", to_string(d->kind));
-  if (!kind_table_complete(d->kind, d->kind_table))
-    return fmt::format("its {} table has NULL functions", to_string(d->kind));
-  return {};
+  if (!size || *size < minimum) {
+    out.push_back({Aspect::TableSize,
+                   fmt::format("its {} table is missing or too small", to_string(d->kind))});
+    return;
+  }
+  if (*size >= kMaxPlausibleKindTableSize) {
+    out.push_back({Aspect::TableSize,
+                   fmt::format("its {} table claims an implausible size ({} bytes)",
+                               to_string(d->kind), *size)});
+    return;
+  }
+  auto missing = null_kind_functions(d->kind, d->kind_table);
+  if (!missing.empty())
+    out.push_back({Aspect::TableFunctions,
+                   fmt::format("its {} table has NULL functions ({})", to_string(d->kind),
+                               fmt::join(missing, ", "))});
 }
 
 fs::path executable_dir() {
@@ -108,6 +142,33 @@ std::string_view to_string(amp_module_kind kind) {
     case AMP_KIND_HOOK: return "hook";
     default: return "unknown";
   }
+}
+
+std::size_t minimum_kind_table_size(amp_module_kind kind) {
+  switch (kind) {
+    case AMP_KIND_PROVIDER: return offsetof(amp_provider_vtable, cancel) + sizeof(void *);
+    case AMP_KIND_TOOL: return offsetof(amp_tool_vtable, cancel) + sizeof(void *);
+    case AMP_KIND_ORCHESTRATOR: return offsetof(amp_orchestrator_vtable, cancel) + sizeof(void *);
+    case AMP_KIND_CONTEXT: return offsetof(amp_context_vtable, clear) + sizeof(void *);
+    case AMP_KIND_HOOK: return sizeof(size_t);
+    default: return 0;
+  }
+}
+
+std::vector<DescriptorProblem> descriptor_problems(const amp_module_descriptor *d) {
+  using Aspect = DescriptorProblem::Aspect;
+  std::vector<DescriptorProblem> problems;
+  if (!check_abi_version(d, problems)) return problems;
+  if (!d->id || !is_valid_module_id(d->id))
+    problems.push_back({Aspect::Fields, "its descriptor has no valid id"});
+  if (!d->version) problems.push_back({Aspect::Fields, "its descriptor has no version"});
+  if (!d->create || !d->destroy)
+    problems.push_back({Aspect::Fields, "its descriptor lacks create or destroy"});
+  if (minimum_kind_table_size(d->kind) == 0)
+    problems.push_back(
+        {Aspect::Fields, fmt::format("its kind {} is unknown", static_cast<int>(d->kind))});
+  check_kind_table(d, problems);
+  return problems;
 }
 
 ModuleLoader::ModuleLoader(std::vector<fs::path> search_path)
@@ -176,8 +237,9 @@ std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file
                                                            const amp_host_api *)>(AMP_ENTRY_SYMBOL);
   const amp_module_descriptor *descriptor =
       entry(AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR, host_api_table());
-  if (std::string problem = descriptor_problem(descriptor); !problem.empty())
-    throw ModuleLoadError(fmt::format("module file {}: {}", canonical.string(), problem));
+  if (auto problems = descriptor_problems(descriptor); !problems.empty())
+    throw ModuleLoadError(
+        fmt::format("module file {}: {}", canonical.string(), problems.front().message));
 
   auto module = std::make_shared<LoadedModule>();
   module->file = canonical;

@@ -30,6 +30,25 @@ struct LoadedModule {
 
 std::string_view to_string(amp_module_kind kind);
 
+// One thing wrong with the descriptor an entry point returned, and which part of the contract
+// it breaks (the conformance kit, `amplifier module validate`, reports each part as a check).
+struct DescriptorProblem {
+  enum class Aspect { AbiVersion, Fields, TableSize, TableFunctions };
+  Aspect aspect;
+  std::string message;
+};
+
+// Every problem of `descriptor` (NULL: the entry point refused the host), in the order the
+// loader checks them; the loader refuses a module for the first. Checks that depend on an
+// earlier one (a readable descriptor, the same major, a known kind, a table of the minimum
+// size) are skipped when it fails. Empty when the module is loadable.
+std::vector<DescriptorProblem> descriptor_problems(const amp_module_descriptor *descriptor);
+
+// The size of `kind`'s ABI 1.0 table, the smallest a module may have; 0 for an unknown kind.
+std::size_t minimum_kind_table_size(amp_module_kind kind);
+// A kind table claiming this many bytes or more is corrupt (tables hold a few pointers).
+inline constexpr std::size_t kMaxPlausibleKindTableSize = 64 * 1024;
+
 struct ModuleListing {
   std::filesystem::path file;
   std::shared_ptr<const LoadedModule> module;  // null when it failed to load
