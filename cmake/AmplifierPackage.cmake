@@ -18,7 +18,6 @@ string(REGEX REPLACE ".*MAJOR ([0-9]+).*" "\\1" abi_major "${abi_lines}")
 string(REGEX REPLACE ".*MINOR ([0-9]+).*" "\\1" abi_minor "${abi_lines}")
 set(AMP_ABI_VERSION "${abi_major}.${abi_minor}")
 
-set(AMP_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Amplifier)
 set(AMP_SDK_CMAKE_FILES ${PROJECT_SOURCE_DIR}/cmake/AmplifierAddModule.cmake
                         ${PROJECT_SOURCE_DIR}/cmake/module-exports.map)
 

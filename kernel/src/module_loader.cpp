@@ -1,5 +1,7 @@
 #include "amplifier/module_loader.hpp"
 
+#include "amplifier/log.hpp"
+
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -8,6 +10,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <utility>
+
+extern char **environ;
 
 namespace amplifier {
 namespace fs = std::filesystem;
@@ -16,15 +21,7 @@ namespace {
 
 constexpr std::string_view kModuleSuffix = ".so";
 
-// A module id becomes a file name, so only a safe alphabet is accepted.
-bool is_valid_module_id(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  auto ok_first = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!ok_first(id.front())) return false;
-  return std::all_of(id.begin(), id.end(), [&](char c) {
-    return ok_first(c) || c == '-' || c == '_' || c == '.';
-  }) && id.find("..") == std::string_view::npos;
-}
+using module_sources::is_valid_module_id;
 
 // The names of the v1.0 functions of the kind's table that are NULL (every one is required).
 std::vector<std::string_view> null_kind_functions(amp_module_kind kind, const void *table) {
@@ -123,13 +120,6 @@ void check_kind_table(const amp_module_descriptor *d, std::vector<DescriptorProb
                                fmt::join(missing, ", "))});
 }
 
-fs::path executable_dir() {
-  try {
-    return boost::dll::program_location().parent_path();
-  } catch (...) {
-    return {};
-  }
-}
 
 }  // namespace
 
@@ -171,46 +161,57 @@ std::vector<DescriptorProblem> descriptor_problems(const amp_module_descriptor *
   return problems;
 }
 
-ModuleLoader::ModuleLoader(std::vector<fs::path> search_path)
-    : search_path_(search_path.empty() ? default_search_path() : std::move(search_path)) {}
+ModuleLoader::ModuleLoader(std::vector<fs::path> search_path) {
+  if (search_path.empty()) {
+    search_dirs_ = module_sources::default_search_dirs();
+  } else {
+    for (auto &dir : search_path) search_dirs_.push_back({std::move(dir), "search path"});
+  }
+}
 
 std::vector<fs::path> ModuleLoader::default_search_path() {
   std::vector<fs::path> path;
-  if (const char *env = std::getenv("AMPLIFIER_MODULE_PATH")) {
-    std::string_view rest(env);
-    while (!rest.empty()) {
-      auto colon = rest.find(':');
-      auto part = rest.substr(0, colon);
-      if (!part.empty()) path.emplace_back(part);
-      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-    }
-  }
-  path.emplace_back(AMP_BUILD_MODULE_DIR);
-  if (auto exe = executable_dir(); !exe.empty())
-    path.push_back(exe.parent_path() / AMP_INSTALL_MODULE_DIR);
+  for (auto &dir : module_sources::default_search_dirs()) path.push_back(std::move(dir.dir));
   return path;
 }
 
-std::shared_ptr<const LoadedModule> ModuleLoader::load(std::string_view id) {
-  if (!is_valid_module_id(id))
-    throw ModuleLoadError(fmt::format(
-        "module '{}': not a valid module id (lower-case letters, digits, '-', '_', '.')", id));
-  std::string file_name = std::string(id) + std::string(kModuleSuffix);
-  for (const auto &dir : search_path_) {
+std::vector<fs::path> ModuleLoader::search_path() const {
+  std::vector<fs::path> path;
+  for (const auto &dir : search_dirs_) path.push_back(dir.dir);
+  return path;
+}
+
+ModuleLocation ModuleLoader::locate(std::string_view id, std::string_view source) const {
+  module_sources::check_module_id(id);
+  const std::string variable = module_sources::override_variable(id);
+  if (const char *value = std::getenv(variable.c_str()); value != nullptr && *value != '\0')
+    return {module_sources::local_source_file(id, value), variable, value};
+  if (!source.empty())
+    return {module_sources::source_file(id, source), "plan source", std::string(source)};
+  const std::string file_name = std::string(id) + std::string(kModuleSuffix);
+  for (const auto &dir : search_dirs_) {
     std::error_code ec;
-    fs::path candidate = dir / file_name;
-    if (fs::is_regular_file(candidate, ec)) {
-      auto module = load_file(candidate);
-      if (module->id() != id)
-        throw ModuleLoadError(fmt::format("module '{}': {} declares id '{}'", id,
-                                          candidate.string(), module->id()));
-      return module;
-    }
+    fs::path candidate = dir.dir / file_name;
+    if (fs::is_regular_file(candidate, ec)) return {std::move(candidate), dir.origin, {}};
   }
   std::string searched;
-  for (const auto &dir : search_path_) searched += (searched.empty() ? "" : ":") + dir.string();
+  for (const auto &dir : search_dirs_)
+    searched += (searched.empty() ? "" : ":") + dir.dir.string();
   throw ModuleLoadError(
       fmt::format("module '{}': not found ({} in {})", id, file_name, searched));
+}
+
+std::shared_ptr<const LoadedModule> ModuleLoader::load(std::string_view id,
+                                                       std::string_view source) {
+  const ModuleLocation location = locate(id, source);
+  log(LogLevel::Info, "loader",
+      fmt::format("module '{}': {} ({})", id, location.file.string(), location.origin));
+  auto module = load_file(location.file);
+  // The entry point has run, nothing else: a library claiming another id is never created.
+  if (module->id() != id)
+    throw ModuleLoadError(fmt::format("module '{}': {} declares id '{}'", id,
+                                      location.file.string(), module->id()));
+  return module;
 }
 
 std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file) {
@@ -249,28 +250,72 @@ std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file
   return module;
 }
 
+namespace {
+
+// Every module file in `dir`, sorted by name.
+std::vector<fs::path> module_files(const fs::path &dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec))
+    if (it->path().extension() == kModuleSuffix) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The AMPLIFIER_MODULE_<ID> variables set in the environment, as (variable, value).
+std::vector<std::pair<std::string, std::string>> override_variables() {
+  std::vector<std::pair<std::string, std::string>> found;
+  for (char **entry = environ; entry && *entry; ++entry) {
+    std::string_view text(*entry);
+    const auto equals = text.find('=');
+    std::string_view name = text.substr(0, equals);
+    if (!name.starts_with("AMPLIFIER_MODULE_") || name == "AMPLIFIER_MODULE_PATH" ||
+        equals == std::string_view::npos || equals + 1 == text.size())
+      continue;
+    found.emplace_back(std::string(name), std::string(text.substr(equals + 1)));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
+ModuleListing ModuleLoader::listing_of(fs::path file, std::string origin) {
+  ModuleListing entry;
+  entry.file = std::move(file);
+  entry.origin = std::move(origin);
+  try {
+    entry.module = load_file(entry.file);
+  } catch (const std::exception &e) {
+    entry.error = e.what();
+  }
+  return entry;
+}
+
 std::vector<ModuleListing> ModuleLoader::list() {
   std::vector<ModuleListing> listing;
-  std::set<std::string> seen_names;
-  for (const auto &dir : search_path_) {
+  std::set<std::string> seen_ids;
+  // A file's id is its name until it loads; a loaded module goes by its descriptor's id.
+  auto add = [&](ModuleListing entry) {
+    std::string id = entry.module ? std::string(entry.module->id())
+                                  : entry.file.stem().string();
+    entry.shadowed = !seen_ids.insert(id).second;
+    listing.push_back(std::move(entry));
+  };
+  for (auto &[variable, value] : override_variables()) {
     std::error_code ec;
-    std::vector<fs::path> files;
-    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
-         it.increment(ec))
-      if (it->path().extension() == kModuleSuffix) files.push_back(it->path());
-    std::sort(files.begin(), files.end());
-    for (const auto &file : files) {
-      if (!seen_names.insert(file.filename().string()).second) continue;  // shadowed
-      ModuleListing entry;
-      entry.file = file;
-      try {
-        entry.module = load_file(file);
-      } catch (const std::exception &e) {
-        entry.error = e.what();
-      }
-      listing.push_back(std::move(entry));
+    if (!fs::is_directory(value, ec)) {
+      add(listing_of(value, variable));
+      continue;
     }
+    // A folder stands in for the one module whose variable this is.
+    for (auto &file : module_files(value))
+      if (module_sources::override_variable(file.stem().string()) == variable)
+        add(listing_of(std::move(file), variable));
   }
+  for (const auto &dir : search_dirs_)
+    for (auto &file : module_files(dir.dir)) add(listing_of(std::move(file), dir.origin));
   return listing;
 }
 

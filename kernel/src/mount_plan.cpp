@@ -12,6 +12,7 @@
 // there was a value. The `agents` section is passed through untouched: typed, not expanded.
 // (Inside flow collections, [..] and {..}, YAML itself requires ${...} to be quoted.)
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/module_sources.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -156,12 +157,7 @@ std::string unknown_key_message(std::string_view key, std::span<const std::strin
   return message;
 }
 
-bool is_valid_module_id(std::string_view id) {
-  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (id.empty() || !lower_or_digit(id.front())) return false;
-  return std::all_of(id.begin(), id.end(),
-                     [&](char c) { return lower_or_digit(c) || c == '.' || c == '_' || c == '-'; });
-}
+using module_sources::is_valid_module_id;
 
 std::string child_path(const std::string &path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -340,7 +336,7 @@ class PlanParser {
     } else if (!is_valid_module_id(*id)) {
       error(field.where, field.path,
             fmt::format("invalid module id '{}': module ids name files, so they must match "
-                        "[a-z0-9][a-z0-9._-]*",
+                        "[a-z0-9][a-z0-9._-]* without '..'",
                         *id));
     }
     return *id;
@@ -367,6 +363,8 @@ class PlanParser {
         spec.module = read_module_id(value);
       } else if (key == "source") {
         spec.source = read_string(value).value_or("");
+        if (std::string problem = module_sources::source_problem(spec.source); !problem.empty())
+          error(value.where, value.path, problem);
       } else if (key == "config") {
         spec.config = read_map(value, true);
       } else if (key == "instance_id" && accepts_instance_id) {
@@ -496,6 +494,25 @@ MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label, c
   return PlanParser(std::move(file_label), env).parse(yaml_text);
 }
 
+namespace {
+
+// A relative local `source:` is relative to the plan's folder, as in upstream plans.
+void anchor_sources(MountPlan &plan, const std::filesystem::path &plan_dir) {
+  auto anchor = [&](ModuleSpec &spec) {
+    if (spec.source.empty() || module_sources::is_remote(spec.source) ||
+        spec.source.find("://") != std::string::npos)
+      return;
+    std::filesystem::path path(spec.source);
+    if (path.is_relative()) spec.source = (std::filesystem::absolute(plan_dir) / path).string();
+  };
+  anchor(plan.orchestrator);
+  anchor(plan.context);
+  for (auto *list : {&plan.providers, &plan.tools, &plan.hooks})
+    for (auto &spec : *list) anchor(spec);
+}
+
+}  // namespace
+
 MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env) {
   auto unreadable = [&](std::string reason) {
     return MountPlanError({PlanProblem{file.string(), {}, "", "cannot read mount plan: " + reason}});
@@ -507,7 +524,9 @@ MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &en
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw unreadable("read error");
-  return parse_mount_plan(text.str(), file.string(), env);
+  MountPlan plan = parse_mount_plan(text.str(), file.string(), env);
+  anchor_sources(plan, file.parent_path());
+  return plan;
 }
 
 }  // namespace amplifier

@@ -99,7 +99,7 @@ struct Session::Impl {
   // Mounts one spec; records the failure (and rethrows for the fatal mount points).
   void mount(const std::string &mount_point, const ModuleSpec &spec, bool fatal) {
     try {
-      auto module = loader.load(spec.module);
+      auto module = loader.load(spec.module, spec.source);
       coordinator->mount(mount_point, spec.mount_name(), module, spec.config);
     } catch (const std::exception &e) {
       failures.push_back({mount_point, spec.module, e.what()});

@@ -1,5 +1,6 @@
 // Finds modules by id on a search path and loads each library once (Boost.DLL).
 #pragma once
+#include "amplifier/module_sources.hpp"
 #include "amplifier_plugin.h"
 
 #include <filesystem>
@@ -12,11 +13,6 @@
 #include <vector>
 
 namespace amplifier {
-
-class ModuleLoadError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // A loaded module library. Shared ownership keeps the library mapped while anything of it
 // (an instance, a descriptor, a function pointer) is alive.
@@ -53,32 +49,45 @@ struct ModuleListing {
   std::filesystem::path file;
   std::shared_ptr<const LoadedModule> module;  // null when it failed to load
   std::string error;                           // why it failed
+  std::string origin;                          // as ModuleLocation::origin
+  bool shadowed = false;  // an earlier entry has the same id: this one is never loaded by id
 };
 
 class ModuleLoader {
  public:
-  // An empty search path means default_search_path().
+  // The search folders of module_sources.hpp (user folder, AMPLIFIER_MODULE_PATH, built-in);
+  // a non-empty `search_path` replaces them (tests, embedders).
   explicit ModuleLoader(std::vector<std::filesystem::path> search_path = {});
 
-  // AMPLIFIER_MODULE_PATH (':'-separated), then the build tree's module folder, then the
-  // installed folder relative to the running executable (../lib/amplifier/modules).
+  // module_sources::default_search_dirs(), without their origins.
   static std::vector<std::filesystem::path> default_search_path();
 
-  const std::vector<std::filesystem::path> &search_path() const { return search_path_; }
+  std::vector<std::filesystem::path> search_path() const;
+  const std::vector<SearchDir> &search_dirs() const { return search_dirs_; }
 
-  // Finds `<dir>/<id>.so` on the search path and loads it (once; later calls share it).
-  // Throws ModuleLoadError naming the id, file and reason: not found, not a shared library,
-  // no entry symbol, entry refused, ABI mismatch, id mismatch.
-  std::shared_ptr<const LoadedModule> load(std::string_view id);
+  // Where `id` resolves, in the order module_sources.hpp gives (its override variable, then
+  // `source`, then the search folders). Throws ModuleLoadError: invalid id, a source that
+  // names nothing, not found (naming every folder searched).
+  ModuleLocation locate(std::string_view id, std::string_view source = {}) const;
+
+  // Locates `id` and loads it (once; later calls share it), logging where it came from at
+  // info level. Throws ModuleLoadError naming the id, file and reason: not found, not a shared
+  // library, no entry symbol, entry refused, ABI mismatch, a descriptor declaring another id
+  // (refused right after the entry point ran, before any instance exists).
+  std::shared_ptr<const LoadedModule> load(std::string_view id, std::string_view source = {});
 
   // Loads a specific file (same checks; the id is taken from the descriptor).
   std::shared_ptr<const LoadedModule> load_file(const std::filesystem::path &file);
 
-  // Every *.so on the search path (first directory wins per file name), loaded or not.
+  // Every module the resolution order can see without a plan: the AMPLIFIER_MODULE_<ID>
+  // overrides, then every *.so of each search folder, loaded or not. A module found again
+  // later is listed with `shadowed` set.
   std::vector<ModuleListing> list();
 
  private:
-  std::vector<std::filesystem::path> search_path_;
+  ModuleListing listing_of(std::filesystem::path file, std::string origin);
+
+  std::vector<SearchDir> search_dirs_;
   std::mutex mutex_;
   std::unordered_map<std::string, std::weak_ptr<const LoadedModule>> by_file_;
 };

@@ -20,7 +20,8 @@ struct PlanLocation {
 
 struct ModuleSpec {
   std::string module;       // module id, e.g. "provider-mock"
-  std::string source;       // optional resolution hint (kept, not used to fetch)
+  std::string source;       // optional: where to get the module (module_sources.hpp); a relative
+                            // path in a plan file is made absolute against the plan's folder
   std::string instance_id;  // optional; lets one provider module be mounted twice
   boost::json::object config;
   PlanLocation location;
