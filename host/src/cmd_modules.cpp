@@ -58,6 +58,7 @@ void add_modules_command(CLI::App &app, int &exit_code) {
                                                    "ABI version and file");
   list->add_flag("--json", *as_json, "Print a JSON array instead of a table");
   list->callback([as_json, &exit_code] { exit_code = list_modules(*as_json); });
+  add_module_validate_command(*modules, exit_code);
 }
 
 }  // namespace amplifier::host
