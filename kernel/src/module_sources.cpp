@@ -164,6 +164,11 @@ void set_remote_resolver(RemoteSourceResolver resolver) {
   g_remote_resolver = std::move(resolver);
 }
 
+fs::path local_path(std::string_view source) {
+  return source.starts_with(kFileScheme) ? fs::path(file_url_path(source))
+                                         : fs::path(std::string(source));
+}
+
 fs::path local_source_file(std::string_view id, std::string_view source) {
   if (source.empty()) throw ModuleLoadError(fmt::format("module '{}': empty source", id));
   if (std::string problem = source_problem(source); !problem.empty())
@@ -218,16 +223,18 @@ std::vector<SearchDir> default_search_dirs() {
   return dirs;
 }
 
-std::optional<fs::path> sdk_prefix() {
-  std::error_code error;
-  const fs::path installed = install_prefix();
-  if (!installed.empty() &&
-      fs::is_regular_file(installed / AMP_INSTALL_CMAKE_DIR / "AmplifierConfig.cmake", error))
-    return installed;
-  if (runs_from_build_tree() &&
-      fs::is_regular_file(
-          fs::path(AMP_BUILD_SDK_PREFIX) / AMP_INSTALL_CMAKE_DIR / "AmplifierConfig.cmake", error))
-    return fs::path(AMP_BUILD_SDK_PREFIX);
+std::optional<SdkLocation> sdk_location() {
+  // <prefix>/<libdir>/cmake/Amplifier and <prefix>/<libdir>/pkgconfig.
+  const fs::path cmake_dir = AMP_INSTALL_CMAKE_DIR;
+  const fs::path pkgconfig_dir = cmake_dir.parent_path().parent_path() / "pkgconfig";
+  auto at = [&](const fs::path &prefix) -> std::optional<SdkLocation> {
+    std::error_code error;
+    if (prefix.empty() || !fs::is_regular_file(prefix / cmake_dir / "AmplifierConfig.cmake", error))
+      return std::nullopt;
+    return SdkLocation{prefix, prefix / pkgconfig_dir};
+  };
+  if (auto installed = at(install_prefix())) return installed;
+  if (runs_from_build_tree()) return at(AMP_BUILD_SDK_PREFIX);
   return std::nullopt;
 }
 

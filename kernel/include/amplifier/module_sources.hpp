@@ -66,6 +66,10 @@ std::string source_problem(std::string_view source);
 // source is an error saying the host cannot fetch it.
 void set_remote_resolver(RemoteSourceResolver resolver);
 
+// The path a local source names: itself, or a file:// URL's path with %XX decoded. Throws
+// ModuleLoadError for a file:// URL without an absolute path.
+std::filesystem::path local_path(std::string_view source);
+
 // The library a local source names for module `id`: the file itself, or `<id>.so` in the
 // folder. `source` may be a path or a file:// URL (percent escapes decoded). Throws
 // ModuleLoadError when it names nothing usable.
@@ -83,10 +87,14 @@ std::vector<SearchDir> default_search_dirs();
 // The built-in module folder (5).
 std::filesystem::path built_in_module_dir();
 
-// The prefix whose lib/cmake/Amplifier and lib/pkgconfig describe this host's SDK, for
-// building modules from source: the installation the program runs from, or the build tree's
-// SDK prefix. nullopt when neither is there.
-std::optional<std::filesystem::path> sdk_prefix();
+// This host's SDK, for building modules from source: the installation the program runs from,
+// or the build tree's SDK prefix (cmake/AmplifierPackage.cmake).
+struct SdkLocation {
+  std::filesystem::path prefix;         // for CMAKE_PREFIX_PATH
+  std::filesystem::path pkgconfig_dir;  // holds amplifier-plugin.pc, for PKG_CONFIG_PATH
+};
+// nullopt when neither is there.
+std::optional<SdkLocation> sdk_location();
 
 }  // namespace module_sources
 }  // namespace amplifier
