@@ -108,3 +108,17 @@ TEST_CASE("a crash fails only the check it happened in; the next check still run
   for (const char *check : {"tool-bad-input", "call-concurrent"})
     CHECK(report.checks.at(check).reason.find("crashed with SIGSEGV") != std::string::npos);
 }
+
+TEST_CASE("a check that outlives its budget is killed and fails as hung") {
+  // The cancel checks wait 5 s for the terminal event bad-ignores-cancel never sends; with a
+  // 1 s budget their processes are killed first.
+  Report report =
+      validate({kTestModuleDir + "/bad-ignores-cancel.so", "--behavioral", "--timeout", "1"});
+  INFO(report.process.out);
+  CHECK(report.process.exit_code == 1);
+  for (const char *check : {"call-cancel-graceful", "call-cancel-immediate"}) {
+    CHECK(report.checks.at(check).status == "fail");
+    CHECK(report.checks.at(check).reason.find("hung: no result within the 1 s budget") !=
+          std::string::npos);
+  }
+}
