@@ -81,5 +81,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # Runtime libraries (Boost, yaml-cpp, OpenSSL, fmt, libedit) found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Without debug info: a package of a RelWithDebInfo build would be ten times larger.
+set(CPACK_STRIP_FILES TRUE)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cmake, g++, pkg-config, git")
 include(CPack)

@@ -6,6 +6,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libyaml-cpp-dev doctest-dev libcli11-dev libfmt-dev libssl-dev
   libedit-dev tmux ca-certificates ccache
+  git dpkg-dev rustc cargo  # modules built from source, the Debian package, the Rust example
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -33,7 +33,9 @@ struct Scratch : amp_test::TempDir {
     o.unset_env = {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
                    "OPENAI_BASE_URL",       "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY",
                    "AZURE_OPENAI_AD_TOKEN", "OPENAI_API_VERSION",    "GEMINI_API_KEY",
-                   "GOOGLE_API_KEY",        "GEMINI_BASE_URL"};
+                   "GOOGLE_API_KEY",        "GEMINI_BASE_URL",
+                   // Per-user folders follow HOME, so each test has its own.
+                   "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"};
     return o;
   }
 };
