@@ -164,7 +164,7 @@ MountPlan resolve_plan(const std::string &plan_file, bool with_display) {
   if (!plan_file.empty()) return load_mount_plan(plan_file);
   DefaultPlan plan = default_plan(with_display);
   std::fprintf(stderr, "amplifier: %s\n", plan.description.c_str());
-  return parse_mount_plan(plan.yaml, "<built-in default plan>");
+  return parse_mount_plan(plan.yaml, plan.label);
 }
 
 void print_plan_warnings(const MountPlan &plan) {

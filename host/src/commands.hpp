@@ -22,7 +22,8 @@ void add_sessions_command(CLI::App &app, int &exit_code);
 void add_chat_command(CLI::App &app, int &exit_code);
 
 // Shared by run and chat.
-// The plan in `plan_file`, or the built-in default (announced on stderr) when it is empty;
+// The plan in `plan_file`, or the built-in default (announced on stderr) when it is empty:
+// on the provider of the user's settings.yaml when it names one (default_plan.hpp);
 // `with_display` as for default_plan.
 MountPlan resolve_plan(const std::string &plan_file, bool with_display);
 void print_plan_warnings(const MountPlan &plan);

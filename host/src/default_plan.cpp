@@ -62,8 +62,14 @@ bool mounts_display(const MountPlan &plan) {
 }
 
 DefaultPlan default_plan(bool with_display) {
-  // A vendor key in the environment means the user wants the real model; otherwise offline.
-  const VendorChoice *vendor = chosen_vendor();
+  return default_plan(with_display, load_user_settings());
+}
+
+DefaultPlan default_plan(bool with_display, const std::optional<UserSettings> &settings) {
+  // What the user set up with `amplifier init` comes first; then a vendor key in the
+  // environment means the user wants the real model; otherwise offline.
+  const bool from_settings = settings && !settings->provider.empty();
+  const VendorChoice *vendor = from_settings ? nullptr : chosen_vendor();
   static const char *kPlanHead = R"(# The built-in plan.
 session:
   orchestrator: loop-streaming
@@ -80,17 +86,24 @@ hooks:
       session_log_template: "${AMPLIFIER_HOME:-~/.amplifier}/sessions/{session_id}/events.jsonl"
 )";
   std::string yaml = kPlanHead;
-  if (vendor)
+  if (from_settings)
+    yaml += provider_plan_entry(settings->provider, settings->provider_config);
+  else if (vendor)
     yaml += "  - module: " + std::string(vendor->module) + "\n    config:\n" + vendor->config;
   else
     yaml += "  - module: provider-mock\n";
   yaml += kPlanTail;
   if (with_display && kDisplayBuilt) yaml += "  - module: " + std::string(kDisplayModule) + "\n";
+  if (from_settings)
+    return {std::move(yaml),
+            "no --plan given: using the built-in plan on " + settings->provider + " (from " +
+                settings->file.string() + ")",
+            "<built-in default plan with " + settings->file.string() + ">"};
   std::string description =
       vendor ? "no --plan given: " + std::string(vendor->why) + ", using the built-in plan on " +
                    vendor->module
              : "no --plan given: using the built-in offline plan (provider-mock, no network)";
-  return {std::move(yaml), std::move(description)};
+  return {std::move(yaml), std::move(description), "<built-in default plan>"};
 }
 
 }  // namespace amplifier::host

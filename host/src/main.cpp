@@ -1,5 +1,6 @@
 // amplifier: runs LLM agents assembled from plugin modules, as a mount plan says.
 #include "commands.hpp"
+#include "settings_keys.hpp"
 
 #include "amplifier/log.hpp"
 #include "amplifier_plugin.h"
@@ -11,6 +12,8 @@
 #include <exception>
 
 int main(int argc, char **argv) {
+  // Before any thread exists (setenv is not thread-safe); the environment wins over the file.
+  amplifier::host::load_user_keys();
   CLI::App app{"amplifier: run LLM agents built from plugin modules (providers, orchestrators, "
                "context managers, tools, hooks) as a mount plan says."};
   app.require_subcommand(1);
