@@ -20,6 +20,7 @@ void add_module_validate_command(CLI::App &modules, int &exit_code);
 void add_plan_command(CLI::App &app, int &exit_code);
 void add_sessions_command(CLI::App &app, int &exit_code);
 void add_chat_command(CLI::App &app, int &exit_code);
+void add_init_command(CLI::App &app, int &exit_code);
 
 // Shared by run and chat.
 // The plan in `plan_file`, or the built-in default (announced on stderr) when it is empty:
