@@ -17,6 +17,8 @@ void add_run_command(CLI::App &app, int &exit_code);
 void add_modules_command(CLI::App &app, int &exit_code);
 // `module validate` (cmd_validate.cpp), registered on the `module` subcommand.
 void add_module_validate_command(CLI::App &modules, int &exit_code);
+// `module install | remove | show` (cmd_module_install.cpp), on the `module` subcommand.
+void add_module_install_commands(CLI::App &modules, int &exit_code);
 void add_plan_command(CLI::App &app, int &exit_code);
 void add_sessions_command(CLI::App &app, int &exit_code);
 void add_chat_command(CLI::App &app, int &exit_code);

@@ -1,5 +1,6 @@
 // amplifier: runs LLM agents assembled from plugin modules, as a mount plan says.
 #include "commands.hpp"
+#include "git_source.hpp"
 #include "settings_keys.hpp"
 
 #include "amplifier/log.hpp"
@@ -24,6 +25,9 @@ int main(int argc, char **argv) {
   app.parse_complete_callback([&] {
     if (verbose) amplifier::set_log_level(amplifier::LogLevel::Info);
   });
+
+  // git+ sources in mount plans are fetched and built by the host, not the kernel.
+  amplifier::host::install_git_source_resolver();
 
   int exit_code = 0;
   amplifier::host::add_run_command(app, exit_code);
