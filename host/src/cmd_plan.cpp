@@ -41,7 +41,7 @@ std::vector<std::string> check_modules(const MountPlan &plan) {
   for (const auto &m : mounts_of(plan)) {
     PlanProblem where{plan.file, m.spec->location, m.key, ""};
     try {
-      auto module = loader.load(m.spec->module);
+      auto module = loader.load(m.spec->module, m.spec->source);
       if (module->descriptor->kind != m.kind)
         where.message = fmt::format("module '{}' is a {} module, but {} needs a {} module",
                                     m.spec->module, to_string(module->descriptor->kind),

@@ -503,7 +503,8 @@ void anchor_sources(MountPlan &plan, const std::filesystem::path &plan_dir) {
         spec.source.find("://") != std::string::npos)
       return;
     std::filesystem::path path(spec.source);
-    if (path.is_relative()) spec.source = (std::filesystem::absolute(plan_dir) / path).string();
+    if (path.is_relative())
+      spec.source = (std::filesystem::absolute(plan_dir) / path).lexically_normal().string();
   };
   anchor(plan.orchestrator);
   anchor(plan.context);

@@ -211,7 +211,7 @@ tools:
 )");
   auto plan = amplifier::load_mount_plan(dir / "plans/plan.yaml");
   REQUIRE(plan.tools.size() == 3);
-  CHECK(fs::path(plan.tools[0].source) == dir / "plans/../mods");
+  CHECK(fs::path(plan.tools[0].source) == dir / "mods");
   CHECK(plan.tools[1].source == "file:///opt/x.so");
   CHECK(plan.tools[2].source == "git+https://example.invalid/r.git@main");
 

@@ -210,6 +210,15 @@ TEST_CASE("hostile ids and sources get one clear error line") {
     CHECK(contains(r.err, c.expected));
   }
 
+  // plan check resolves sources as a run would.
+  auto plan = s.write("plan.yaml",
+                      "session: {orchestrator: loop-basic, context: context-simple}\n"
+                      "tools: [{module: tool-x, source: ./not-there}]\n");
+  auto checked = amplifier({"plan", "check", plan.string()}, s.options());
+  CHECK(checked.exit_code == 1);
+  CHECK(contains(checked.out + checked.err, "tools[0].module: module 'tool-x': source " +
+                                                (s.dir / "not-there").string() + " does not exist"));
+
   // The working directory is never a search folder, even when AMPLIFIER_MODULE_PATH says ".".
   fs::copy_file(kTestModules / "tool-c-echo.so", s.dir / "tool-c-echo.so");
   auto o = s.options();
