@@ -16,15 +16,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
-// GCC 12+ misreads yaml-cpp's Node::Scalar() (it throws a temporary) as a dangling pointer.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#include <yaml-cpp/yaml.h>
-#pragma GCC diagnostic pop
-#else
-#include <yaml-cpp/yaml.h>
-#endif
+#include "amplifier/yaml_cpp.hpp"
 
 #include <algorithm>
 #include <array>

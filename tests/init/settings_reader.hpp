@@ -2,14 +2,7 @@
 #pragma once
 #include "init_test_support.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#include <yaml-cpp/yaml.h>
-#pragma GCC diagnostic pop
-#else
-#include <yaml-cpp/yaml.h>
-#endif
+#include "amplifier/yaml_cpp.hpp"
 
 #include <string>
 #include <vector>
