@@ -1,6 +1,38 @@
 add_library(amp_doctest_main STATIC ${CMAKE_CURRENT_LIST_DIR}/doctest_main.cpp)
 target_link_libraries(amp_doctest_main PUBLIC doctest::doctest)
 
+# Sanitizer trees (AMP_SANITIZE, see the top CMakeLists.txt and scripts/test-sanitizers.sh):
+# everything runs several times slower, so every ctest TIMEOUT is multiplied by
+# AMP_TEST_TIMEOUT_FACTOR. An ASan tree labels every test `asan`; a TSan tree labels `tsan` only
+# the suites in AMP_TSAN_TESTS (threads, cancellation, transport, many sessions) and builds
+# them, with the modules they load, through the target amp_tsan_tests.
+set(AMP_TEST_TIMEOUT_FACTOR 1)
+set(AMP_SANITIZER_LABEL "")
+set(AMP_TSAN_TESTS test_kernel test_transport test_cancellation test_hooks test_loop_streaming
+    test_many_sessions test_c_tool test_abi)
+if(AMP_SANITIZE STREQUAL "thread")
+  set(AMP_TEST_TIMEOUT_FACTOR 4)
+  set(AMP_SANITIZER_LABEL tsan)
+  add_custom_target(amp_tsan_tests)
+elseif(AMP_SANITIZE)
+  set(AMP_TEST_TIMEOUT_FACTOR 3)
+  set(AMP_SANITIZER_LABEL asan)
+endif()
+
+# amp_test_sanitizer_properties(<test> <timeout seconds>): the TIMEOUT, scaled in a sanitizer
+# tree, and the sanitizer label where the test runs in that tree. LABELS are appended to.
+function(amp_test_sanitizer_properties name seconds)
+  math(EXPR timeout "${seconds} * ${AMP_TEST_TIMEOUT_FACTOR}")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout})
+  if(AMP_SANITIZER_LABEL STREQUAL "asan" OR
+     (AMP_SANITIZER_LABEL STREQUAL "tsan" AND name IN_LIST AMP_TSAN_TESTS))
+    set_property(TEST ${name} APPEND PROPERTY LABELS ${AMP_SANITIZER_LABEL})
+  endif()
+  if(AMP_SANITIZER_LABEL STREQUAL "tsan" AND name IN_LIST AMP_TSAN_TESTS)
+    add_dependencies(amp_tsan_tests ${name})
+  endif()
+endfunction()
+
 function(amp_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -13,5 +45,5 @@ function(amp_add_test name)
     AMP_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     AMP_BINARY_DIR="${PROJECT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 300)
+  amp_test_sanitizer_properties(${name} 300)
 endfunction()
