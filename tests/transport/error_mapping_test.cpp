@@ -102,6 +102,19 @@ TEST_CASE("errors: retry hints from retry-after-ms, retry-after seconds and HTTP
   CHECK_FALSE(retry_after_seconds(Headers{{"retry-after", "Wed, 21 Foo 2015 07:27:00 GMT"}}, now).has_value());
 }
 
+TEST_CASE("errors: retry hints that are not finite or absurdly large are not taken") {
+  CHECK_FALSE(map_http_error(429, {{"retry-after", "inf"}}, "").retry_after.has_value());
+  CHECK_FALSE(map_http_error(429, {{"retry-after", "nan"}}, "").retry_after.has_value());
+  CHECK_FALSE(map_http_error(429, {{"retry-after-ms", "infinity"}}, "").retry_after.has_value());
+  CHECK_FALSE(map_http_error(429, {{"retry-after", "1e300"}}, "").retry_after.has_value());
+  CHECK_FALSE(map_http_error(429, {{"retry-after", "1e400"}}, "").retry_after.has_value());
+  CHECK(map_http_error(429, {{"retry-after", "86400"}}, "").retry_after == 86400.0);
+  CHECK_FALSE(map_http_error(429, {},
+                             R"({"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[)"
+                             R"({"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"infs"}]}})")
+                  .retry_after.has_value());
+}
+
 TEST_CASE("errors: Gemini RetryInfo in the body gives retry_after") {
   const KernelError error = map_http_error(429, {}, fixture("gemini_error_429_retry_info_recorded_issue.json"));
   CHECK(error.kind == ErrorKind::rate_limit);

@@ -231,6 +231,19 @@ TEST_CASE("sse: retry takes ASCII digits only; unknown fields are ignored") {
   CHECK(data == std::vector<std::string>{"yes"});
 }
 
+TEST_CASE("sse: a retry value too large for 64 bits is ignored and the stream goes on") {
+  std::vector<std::string> data;
+  SseParser parser([&](const SseEvent &event) { data.emplace_back(event.data); });
+  parser.feed("retry: 3000\n\n");
+  CHECK_NOTHROW(parser.feed("retry: 123456789012345678901\ndata: after\n\n"));
+  CHECK(parser.reconnection_time_ms() == 3000u);
+  CHECK_NOTHROW(parser.feed("retry: 18446744073709551615\n\n"));
+  CHECK(parser.reconnection_time_ms() == 18446744073709551615ull);
+  CHECK_NOTHROW(parser.feed("retry: 18446744073709551616\ndata: last\n\n"));
+  CHECK(parser.reconnection_time_ms() == 18446744073709551615ull);
+  CHECK(data == std::vector<std::string>{"after", "last"});
+}
+
 TEST_CASE("sse: a UTF-8 BOM is stripped at the start only, even split across chunks") {
   const std::string bom = "\xEF\xBB\xBF";
   for (std::size_t chunk = 1; chunk <= 4; ++chunk) {

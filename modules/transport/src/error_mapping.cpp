@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <ctime>
 #include <utility>
 
@@ -22,13 +23,20 @@ std::string string_member(const json::object &object, std::string_view key) {
   return {};
 }
 
+// A delay a server may ask for: finite, not negative, at most a year. from_chars accepts "inf",
+// "nan" and 1e300, which would overflow the conversion to milliseconds.
+bool usable_seconds(double seconds) {
+  return std::isfinite(seconds) && seconds >= 0 && seconds <= 365.0 * 24 * 3600;
+}
+
 // "26s", "34.4s" (google.protobuf.Duration in JSON).
 std::optional<double> parse_duration_seconds(std::string_view text) {
   if (text.empty() || text.back() != 's') return std::nullopt;
   text.remove_suffix(1);
   double seconds = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (error != std::errc() || end != text.data() + text.size() || seconds < 0) return std::nullopt;
+  if (error != std::errc() || end != text.data() + text.size() || !usable_seconds(seconds))
+    return std::nullopt;
   return seconds;
 }
 
@@ -159,7 +167,9 @@ std::optional<double> parse_seconds(std::string_view text) {
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value) || std::fabs(value) > 365.0 * 24 * 3600 * 1000)
+    return std::nullopt;
   return value;
 }
 

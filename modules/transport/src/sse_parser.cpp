@@ -2,6 +2,7 @@
 // loop); only a line split across chunks is copied into partial_line_.
 #include "amplifier/transport/sse_parser.hpp"
 
+#include <charconv>
 #include <cstring>
 
 namespace amplifier::transport {
@@ -134,7 +135,15 @@ void SseParser::process_field(std::string_view name, std::string_view value) {
   } else if (name == "id") {
     if (value.find('\0') == std::string_view::npos) last_event_id_.assign(value);
   } else if (name == "retry") {
-    if (all_ascii_digits(value)) reconnection_time_ms_ = std::stoull(std::string(value));
+    // A value too large for 64 bits is not a valid reconnection time: it is ignored, as any
+    // other invalid value is (std::stoull threw here and ended the stream).
+    std::uint64_t milliseconds = 0;
+    if (all_ascii_digits(value)) {
+      const auto [end, error] =
+          std::from_chars(value.data(), value.data() + value.size(), milliseconds);
+      if (error == std::errc() && end == value.data() + value.size())
+        reconnection_time_ms_ = milliseconds;
+    }
   }
   // Any other field name is ignored, as the standard requires.
 }
