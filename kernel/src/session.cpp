@@ -9,11 +9,12 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/uuid/random_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
 #include <fmt/format.h>
 
 #include <condition_variable>
 #include <mutex>
-#include <random>
 
 namespace amplifier {
 namespace {
@@ -63,14 +64,11 @@ TurnResult to_turn_result(amp_status status, std::string_view payload) {
 
 }  // namespace
 
+// Each id takes 16 fresh bytes from the operating system (getrandom): no generator state in
+// memory that a 32-bit seed could narrow or a fork could duplicate.
 std::string new_uuid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_int_distribution<std::uint64_t> dist;
-  std::uint64_t hi = dist(rng), lo = dist(rng);
-  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
-                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
+  boost::uuids::random_generator generate;
+  return boost::uuids::to_string(generate());
 }
 
 struct Session::Impl {

@@ -5,11 +5,12 @@
 #include "amplifier/orchestrator/events.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <boost/uuid/random_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <random>
 
 namespace amplifier::orchestrator {
 namespace json = boost::json;
@@ -315,19 +316,11 @@ json::object tool_result_message(const ToolOutcome &outcome) {
                       {"content", json::array{std::move(block)}}};
 }
 
+// A version 4 UUID from the operating system's random source (getrandom), not from a
+// generator seeded once per thread.
 std::string new_parallel_group_id() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // UUID version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  char text[37];
-  std::snprintf(text, sizeof text, "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return text;
+  boost::uuids::random_generator generate;
+  return boost::uuids::to_string(generate());
 }
 
 }  // namespace amplifier::orchestrator

@@ -4,10 +4,10 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/uuid/random_generator.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
 
 namespace provider_mock {
 
@@ -215,9 +215,11 @@ std::string excerpt(std::string_view text, std::size_t max_chars) {
 
 namespace {
 std::string random_tool_call_id_prefix() {
-  std::random_device entropy;
+  // Four bytes of a UUID drawn from the operating system's random source.
+  const boost::uuids::uuid random = boost::uuids::random_generator()();
   char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(entropy()));
+  std::snprintf(hex, sizeof hex, "%02x%02x%02x%02x", random.data[0], random.data[1], random.data[2],
+                random.data[3]);
   return std::string("call_mock_") + hex + "_";
 }
 }  // namespace
