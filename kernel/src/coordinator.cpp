@@ -71,7 +71,9 @@ Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
 Coordinator::~Coordinator() {
   cancellation_.remove_listener(cancel_listener_);
   unmount_all();
-  wait_turn_returned();
+  // Instances whose code never returned are kept, with their libraries, until the process ends:
+  // the threads still inside them touch their MountedModule when they come out.
+  for (auto &m : stuck_) static_cast<void>(m.release());
 }
 
 // ---- mounting ------------------------------------------------------------------------
@@ -296,7 +298,10 @@ bool Coordinator::destroy_instance(MountedModule &m) {
 }
 
 void Coordinator::unmount_all() {
-  wait_turn_returned();
+  if (!wait_turn_returned(kUnmountGrace))
+    log(LogLevel::Error, kComponent,
+        fmt::format("orchestrator '{}' is still running a turn; unmounting without waiting for it",
+                    orchestrator_ ? orchestrator_->id() : std::string_view("?")));
   while (!mounted_.empty()) unmount_last();
   tool_specs_.clear();
 }
@@ -461,9 +466,9 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
   return call->id;
 }
 
-void Coordinator::wait_turn_returned() {
+bool Coordinator::wait_turn_returned(std::chrono::milliseconds timeout) {
   std::unique_lock lock(turn_->mutex);
-  turn_->returned.wait(lock, [&] { return turn_->running == 0; });
+  return turn_->returned.wait_for(lock, timeout, [&] { return turn_->running == 0; });
 }
 
 bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller) {

@@ -22,6 +22,9 @@ namespace {
 constexpr std::string_view kComponent = "session";
 // After an immediate cancel, how long a turn may take to end before it is abandoned.
 constexpr auto kImmediateCancelGrace = std::chrono::seconds(10);
+// Once a turn has ended (or was abandoned), how long execute() waits for the orchestrator's
+// execute to return before going on without it.
+constexpr auto kTurnReturnGrace = std::chrono::seconds(2);
 
 // The outcome of one turn, for execute() to wait on.
 struct TurnWait {
@@ -203,16 +206,23 @@ TurnResult Session::execute(std::string_view prompt) {
     wait->done_cv.notify_all();
   });
 
+  const std::string orchestrator(s.coordinator->orchestrator() ? s.coordinator->orchestrator()->id()
+                                                               : std::string_view("?"));
   std::unique_lock lock(wait->mutex);
   while (!wait->done) {
     if (s.cancellation.is_immediate()) {
       // An orchestrator that ignores an immediate cancel is abandoned, never waited on forever.
       if (!wait->done_cv.wait_for(lock, kImmediateCancelGrace, [&] { return wait->done; })) {
         lock.unlock();
+        log(LogLevel::Error, kComponent,
+            fmt::format("orchestrator '{}' did not stop within {} s of an immediate cancel; its "
+                        "turn is abandoned",
+                        orchestrator, kImmediateCancelGrace.count()));
         if (auto record = s.coordinator->calls().find(call))
           s.coordinator->calls().finish_by_kernel(
               record, AMP_CANCELLED,
-              R"({"kind":"cancelled","message":"the orchestrator did not stop when cancelled"})");
+              R"({"kind":"cancelled","message":"the orchestrator did not stop when cancelled; )"
+              R"(its turn was abandoned"})");
         lock.lock();
       }
     } else {
@@ -221,7 +231,13 @@ TurnResult Session::execute(std::string_view prompt) {
   }
   TurnResult result = std::move(wait->result);
   lock.unlock();
-  s.coordinator->wait_turn_returned();
+  // The turn has ended; its execute normally returns right after. One that does not (it ignored
+  // the cancel) is not waited on forever: the session goes on, and unmounting keeps it loaded.
+  if (!s.coordinator->wait_turn_returned(kTurnReturnGrace))
+    log(LogLevel::Error, kComponent,
+        fmt::format("orchestrator '{}' is still running after its turn ended; the session goes on "
+                    "without waiting for it",
+                    orchestrator));
   return result;
 }
 

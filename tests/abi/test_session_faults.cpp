@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 
 using namespace amp_test;
 namespace json = boost::json;
@@ -209,4 +210,33 @@ TEST_CASE("reports after the terminal event, from the module's own thread, are l
   CHECK(second.response == "finished on time");
   json::array messages = transcript(*session);
   CHECK(roles(messages) == std::vector<std::string>{"user", "assistant", "user", "assistant"});
+}
+
+TEST_CASE("an orchestrator that ignores an immediate cancel is given up on, bounded, and said so") {
+  // Its execute sleeps 30 s whatever happens. The session abandons the turn 10 s after the
+  // immediate cancel and waits a bounded while for execute to return, so execute() returns
+  // well before the orchestrator does, with a typed error, and the log says so.
+  auto session = make_session(R"(
+session:
+  orchestrator: {module: bad-orchestrator-deaf, config: {hold_ms: 30000}}
+  context: context-simple
+providers:
+  - module: provider-mock
+)");
+  session->initialize();
+  LogCapture log;
+  const auto started = std::chrono::steady_clock::now();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(200ms);
+    session->cancel(amplifier::CancelLevel::Immediate);
+  });
+  const amplifier::TurnResult turn = session->execute("hello");
+  const auto took = std::chrono::steady_clock::now() - started;
+  canceller.join();
+  CHECK(took < 25s);
+  CHECK(turn.status == "cancelled");
+  CHECK(error_kind(turn) == "cancelled");
+  CHECK(log.count({"bad-orchestrator-deaf", "still running"}) == 1);
+  // The orchestrator returns in the end; the session is torn down after it did.
+  std::this_thread::sleep_until(started + 31s);
 }

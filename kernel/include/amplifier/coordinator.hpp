@@ -161,8 +161,9 @@ class Coordinator {
                               amp_call_id *out_id = nullptr);
   amp_call_id start_orchestrator_call(std::string prompt_json, CallObserver observer);
   // Waits until every orchestrator execute started has returned (a call may finish before its
-  // execute returns). Must not be called from inside execute.
-  void wait_turn_returned();
+  // execute returns), at most `timeout`: false if one is still running then (an orchestrator
+  // that ignores cancellation is not waited on forever). Must not be called from inside execute.
+  bool wait_turn_returned(std::chrono::milliseconds timeout);
   // Runs fn(user_data) for module `m` on the shared worker pool after `delay` (amp_host_api
   // "work_submit"); counted as code of the instance until it has run.
   void submit_module_work(MountedModule &m, std::chrono::milliseconds delay, void (*fn)(void *),
