@@ -57,20 +57,55 @@ TEST_CASE("later hooks and the event log see the redacted payload") {
   CHECK(logged.find("[REDACTED:api_key]") != std::string::npos);
 }
 
-TEST_CASE("an event without secrets passes unmodified, deltas included") {
+TEST_CASE("an event without secrets passes unmodified; streamed text is held back and redacted") {
   auto session = open_session(plan_with("hooks:\n" + redaction_hooks()));
-  LaterHook display(*session, "content_block:delta");
-  const json::object delta{{"block_index", 0}, {"delta", {{"type", "text"}, {"text", "Hello there, 2026-11-22."}}}};
-  const auto clean = session->hooks().emit("content_block:delta", delta);
+  LaterHook pre(*session, "tool:pre");
+  const auto clean = session->hooks().emit(
+      "tool:pre", json::object{{"tool_name", "read_file"}, {"tool_input", {{"path", "a.txt"}}}});
   CHECK(clean.action == amplifier::HookAction::Continue);
-  CHECK(display.last().at("delta").at("text") == "Hello there, 2026-11-22.");
+  CHECK(pre.last().at("tool_input").at("path") == "a.txt");
 
-  const auto secret = session->hooks().emit(
-      "content_block:delta",
-      json::object{{"block_index", 0}, {"delta", {{"type", "text"}, {"text", "your key is " + kKey}}}});
-  CHECK(secret.action == amplifier::HookAction::Modify);
-  CHECK(display.last().at("delta").at("text") == "your key is [REDACTED:api_key]");
-  CHECK(display.last().at("delta").at("type") == "text");
+  // Text deltas carry what is safe to release; the rest comes, redacted, in one more delta just
+  // before content_block:end.
+  std::vector<std::string> shown;
+  session->hooks().register_handler("content_block:delta", [&](std::string_view, const json::object &data) {
+    shown.emplace_back(data.at("delta").at("text").as_string());
+    return amplifier::HookResult{};
+  }, 500);
+  const std::string text = "Hello there, 2026-11-22. your key is " + kKey + " and that is all.";
+  for (std::size_t at = 0; at < text.size(); at += 7)
+    session->hooks().emit("content_block:delta",
+                          json::object{{"block_index", 0}, {"delta", {{"type", "text"}, {"text", text.substr(at, 7)}}}});
+  session->hooks().emit("content_block:end",
+                        json::object{{"block_index", 0}, {"block", {{"type", "text"}, {"text", text}}}});
+  std::string joined;
+  for (const auto &piece : shown) joined += piece;
+  CHECK(joined == "Hello there, 2026-11-22. your key is [REDACTED:api_key] and that is all.");
+}
+
+TEST_CASE("a secret split across stream deltas is redacted in what later hooks and the log see") {
+  TempDir dir;
+  const fs::path log_file = dir / "events.jsonl";
+  auto session = open_session(plan_with(
+      "hooks:\n" + redaction_hooks() + "  - module: hooks-logging\n    config: " +
+      yaml_json(json::object{{"session_log_template", log_file.string()}}) + "\n"));
+  REQUIRE(session->load_failures().empty());
+  std::string seen;
+  session->hooks().register_handler("content_block:delta", [&](std::string_view, const json::object &data) {
+    seen += data.at("delta").at("thinking").as_string();
+    return amplifier::HookResult{};
+  }, 500);
+  const std::string half = kKey.substr(0, 16);
+  const std::string rest = kKey.substr(16);
+  for (const std::string piece : {std::string("I will use "), half, rest, std::string(" now.")})
+    session->hooks().emit("content_block:delta",
+                          json::object{{"block_index", 1}, {"delta", {{"type", "thinking"}, {"thinking", piece}}}});
+  session->hooks().emit("content_block:end",
+                        json::object{{"block_index", 1}, {"block", {{"type", "thinking"}, {"thinking", "I will use " + kKey + " now."}}}});
+  CHECK(seen == "I will use [REDACTED:api_key] now.");
+  const std::string logged = read_text(log_file);
+  CHECK(logged.find(rest) == std::string::npos);
+  CHECK(logged.find(half) == std::string::npos);
 }
 
 TEST_CASE("config: categories, allowlist, extra patterns and skipped events") {
@@ -121,4 +156,27 @@ TEST_CASE("a secret a tool returns is redacted in what the model reads") {
   REQUIRE(turn.status == "success");
   CHECK(turn.response.find(kKey) == std::string::npos);
   CHECK(turn.response.find("ANTHROPIC_API_KEY=[REDACTED:api_key]") != std::string::npos);
+}
+
+TEST_CASE("when redaction fails the payload is replaced by a marker, never passed on raw") {
+  // 300 levels of nesting: more than the module's JSON reader takes (256), so redacting this
+  // event fails. Later hooks and the log must not see the key all the same.
+  TempDir dir;
+  const fs::path log_file = dir / "events.jsonl";
+  auto session = open_session(plan_with(
+      "hooks:\n" + redaction_hooks() + "  - module: hooks-logging\n    config: " +
+      yaml_json(json::object{{"session_log_template", log_file.string()}}) + "\n"));
+  REQUIRE(session->load_failures().empty());
+  LaterHook display(*session, "tool:post");
+  json::value nested = json::array{json::value("your key is " + kKey)};
+  for (int i = 0; i < 300; ++i) nested = json::array{std::move(nested)};
+  const auto result = session->hooks().emit(
+      "tool:post", json::object{{"tool_name", "bash"}, {"tool_call_id", "call_1"},
+                                {"result", {{"success", true}, {"output", std::move(nested)}}}});
+  CHECK(result.action == amplifier::HookAction::Modify);
+  const std::string seen = json::serialize(display.last());
+  CHECK(seen.find(kKey) == std::string::npos);
+  CHECK(seen.find("[REDACTED:redaction_failed]") != std::string::npos);
+  const std::string logged = read_text(log_file);
+  CHECK(logged.find(kKey) == std::string::npos);
 }

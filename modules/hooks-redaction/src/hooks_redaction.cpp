@@ -29,6 +29,8 @@
 #include <boost/json/serialize.hpp>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 
 namespace hooks_redaction {
 namespace {
@@ -133,28 +135,151 @@ class RedactionHook final : public amp::sdk::HookModule {
                                std::to_string(static_cast<int>(status)) + ")");
   }
 
+  // Fails closed: when an event cannot be redacted (its payload does not parse, nests deeper than
+  // the reader takes, the matcher throws, memory runs out), its payload is replaced by a marker.
+  // Returning an error would make the host skip this handler and hand the raw payload to the
+  // hooks that log and display it.
   static amp_status on_event(void *self, amp_str event, amp_str data_json, amp_writer *result) noexcept {
     auto *hook = static_cast<RedactionHook *>(self);
     try {
-      hook->redact(amp::sdk::from_amp(event), amp::sdk::from_amp(data_json), result);
+      std::string answer = hook->redact(amp::sdk::from_amp(event), amp::sdk::from_amp(data_json));
+      if (!answer.empty()) amp::sdk::write_to(result, answer);
       return AMP_OK;
     } catch (const std::exception &e) {
       if (!hook->failure_warned_.exchange(true))
-        hook->host().warn(std::string("hooks-redaction: could not redact an event: ") + e.what());
+        hook->host().warn(std::string("hooks-redaction: could not redact an event, its payload was "
+                                      "replaced by a marker: ") +
+                          e.what());
+    } catch (...) {
     }
-    return AMP_ERROR;
+    amp::sdk::write_to(result, kFailedAnswer);
+    return AMP_OK;
   }
 
-  void redact(std::string_view event, std::string_view data_json, amp_writer *result) const {
+  // The hook's answer: a modify with the redacted payload, or empty (continue, untouched).
+  std::string redact(std::string_view event, std::string_view data_json) {
     for (const auto &pattern : skip_events_)
-      if (command_match::wildcard_match(pattern, event)) return;
+      if (command_match::wildcard_match(pattern, event)) return {};
     json::value data = ms::parse_json(data_json, "event data");
-    if (!redactor_.redact(data)) return;  // nothing found: continue, the payload untouched
-    amp::sdk::write_to(result, json::serialize(json::object{{"action", "modify"}, {"data", std::move(data)}}));
+    if (event == "content_block:delta" && data.is_object() && hold_back(data.as_object()))
+      return json::serialize(json::object{{"action", "modify"}, {"data", std::move(data)}});
+    if ((event == "content_block:start" || event == "content_block:end") && data.is_object())
+      flush(data.as_object());
+    if (!redactor_.redact(data)) return {};  // nothing found: continue, the payload untouched
+    return json::serialize(json::object{{"action", "modify"}, {"data", std::move(data)}});
   }
+
+  // ---- streamed text -------------------------------------------------------------------
+  //
+  // A secret can arrive split over two deltas ("sk-ant-api03-AbC" + "dEf..."), which neither
+  // matches alone. So the text of each streamed block is held back and released redacted in
+  // pieces that are safe to cut off: a piece ends after whitespace, at least kHoldBack bytes
+  // before the end of what has arrived, and only where redacting the held text in two parts
+  // gives what redacting it whole gives (no match crosses the cut). Each delta then carries
+  // the released part (maybe empty). What is still held when the block ends (or a new block
+  // with its index starts) is released redacted as one more delta, emitted just before the
+  // content_block:end, marked "redaction_flush": the display and the log see the whole text,
+  // redacted as the assembled text is. content_block:end's own block is redacted whole.
+
+  // Bytes kept back behind the release point: longer than any multi-word secret the
+  // categories find (a card number in groups, a phone number, "password = value").
+  static constexpr std::size_t kHoldBack = 96;
+  // Past this, text without a safe cut is released anyway (redacted whole as it stands).
+  static constexpr std::size_t kMaxHeld = 64 * 1024;
+
+  struct HeldText {
+    std::string type;   // "text" | "thinking"
+    std::string field;  // the delta's field with the text
+    std::string text;   // not released yet, raw
+    json::value index;
+  };
+
+  // Rewrites a text or thinking delta to carry only the released part; false for other deltas.
+  bool hold_back(json::object &data) {
+    if (data.contains("redaction_flush")) return false;  // ours: redacted already
+    json::value *delta = data.if_contains("delta");
+    if (!delta || !delta->is_object()) return false;
+    json::object &fields = delta->as_object();
+    const json::value *type = fields.if_contains("type");
+    if (!type || !type->is_string()) return false;
+    const std::string field = type->as_string() == "text"       ? "text"
+                              : type->as_string() == "thinking" ? "thinking"
+                                                                : "";
+    json::value *piece = field.empty() ? nullptr : fields.if_contains(field);
+    if (!piece || !piece->is_string()) return false;
+    const json::value *index = data.if_contains("block_index");
+    const std::string key = index ? json::serialize(*index) : std::string();
+    std::string released;
+    {
+      std::lock_guard lock(held_mutex_);
+      HeldText &held = held_[key];
+      held.type = std::string(type->as_string());
+      held.field = field;
+      held.index = index ? *index : json::value();
+      held.text.append(piece->as_string());
+      released = release(held.text);
+    }
+    *piece = released;
+    return true;
+  }
+
+  // Takes the safe part off the front of `held` and returns it redacted.
+  std::string release(std::string &held) const {
+    if (held.size() > kMaxHeld) {
+      std::string all = redacted(held);
+      held.clear();
+      return all;
+    }
+    if (held.size() <= kHoldBack) return {};
+    const std::string whole = redacted(held);
+    std::size_t limit = held.size() - kHoldBack;
+    for (int tries = 0; tries < 4; ++tries) {
+      std::size_t cut = held.find_last_of(" \t\n", limit == 0 ? 0 : limit - 1);
+      if (cut == std::string::npos) return {};
+      ++cut;  // after the whitespace
+      std::string front = redacted(held.substr(0, cut));
+      if (front + redacted(held.substr(cut)) == whole) {
+        held.erase(0, cut);
+        return front;
+      }
+      if (cut <= 1) return {};
+      limit = cut - 1;
+    }
+    return {};
+  }
+
+  std::string redacted(std::string text) const {
+    redactor_.redact_string(text);
+    return text;
+  }
+
+  // Releases what is held for the block `data` names, as a delta emitted now.
+  void flush(const json::object &data) {
+    const json::value *index = data.if_contains("block_index");
+    const std::string key = index ? json::serialize(*index) : std::string();
+    HeldText held;
+    {
+      std::lock_guard lock(held_mutex_);
+      auto it = held_.find(key);
+      if (it == held_.end()) return;
+      held = std::move(it->second);
+      held_.erase(it);
+    }
+    if (held.text.empty()) return;
+    const json::object delta{
+        {"block_index", held.index},
+        {"delta", json::object{{"type", held.type}, {held.field, redacted(held.text)}}},
+        {"redaction_flush", true}};
+    host().notify("content_block:delta", json::serialize(delta));
+  }
+
+  static constexpr std::string_view kFailedAnswer =
+      R"({"action":"modify","data":{"redacted":"[REDACTED:redaction_failed]"}})";
 
   const std::vector<std::string> skip_events_;
   Redactor redactor_;
+  std::mutex held_mutex_;
+  std::map<std::string, HeldText> held_;  // by block index
   std::atomic<bool> scan_failure_warned_{false};
   std::atomic<bool> failure_warned_{false};
 };
