@@ -1,6 +1,6 @@
 // openai-core's Responses stream mapping (ResponsesTranslator, shared by provider-openai and
 // provider-azure-openai) on SSE bytes, with its stream error mapping. Invariants:
-// provider_stream_support.hpp.
+// provider_stream_support.hpp (reasoning's encrypted_content aside, see below).
 #include "provider_stream_support.hpp"
 
 #include "responses_config.hpp"
@@ -31,6 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       trace.error = error_json(e.error());
     }
     return trace;
+  },
+  // A reasoning block's end event carries encrypted_content as of output_item.done; the
+  // result takes response.completed's (responses_stream.cpp: "the last value wins").
+  [](json::value content) {
+    for (json::value &block : content.as_array())
+      if (block.is_object()) block.as_object().erase("encrypted_content");
+    return content;
   });
   return 0;
 }
