@@ -298,10 +298,11 @@ class History {
 int run_chat(const std::string &plan_file) {
   // Started before any other thread so that only the watcher receives SIGINT; the chat it
   // reports to exists only once the session does.
-  std::atomic<Chat *> chat{nullptr};
-  InterruptWatcher interrupts([&chat](int count) {
-    if (Chat *c = chat.load()) c->on_interrupt(count);
-    else std::_Exit(130);
+  // The chat is reached only through `relay`, cleared (waiting for a call in progress) before
+  // the chat and the session are destroyed, on every path out.
+  InterruptRelay relay;
+  InterruptWatcher interrupts([&relay](int count) {
+    if (!relay.deliver(count)) std::_Exit(130);
   });
 
   MountPlan plan = resolve_plan(plan_file, /*with_display=*/true);
@@ -329,9 +330,12 @@ int run_chat(const std::string &plan_file) {
 
   History history;
   Chat interactive(session, interrupts, text, usage);
-  chat = &interactive;
-  int code = interactive.loop();
-  chat = nullptr;
+  int code = 0;
+  {
+    InterruptRelay::Scope reporting(relay,
+                                    [&interactive](int count) { interactive.on_interrupt(count); });
+    code = interactive.loop();
+  }
   session.cleanup();
   output->close();
   return code;

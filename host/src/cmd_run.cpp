@@ -92,18 +92,14 @@ void print_resume_hint(Session &session, const RunOptions &options) {
 }
 
 int run(const RunOptions &options) {
-  // Started before any other thread so that only the watcher receives SIGINT.
-  std::atomic<Session *> running{nullptr};
-  InterruptWatcher interrupts([&running](int count) {
-    Session *session = running.load();
-    if (!session) {
-      std::fflush(stdout);  // what the session printed is not lost with the process
-      std::_Exit(kExitCancelled);
-    }
-    if (count == 1)
-      std::fprintf(stderr, "\namplifier: cancelling after the running step "
-                           "(Ctrl-C again to stop now)\n");
-    session->cancel(count == 1 ? CancelLevel::Graceful : CancelLevel::Immediate);
+  // Started before any other thread so that only the watcher receives SIGINT. It reaches the
+  // session only through `relay`, which is cleared (waiting for a cancel in progress) before
+  // the session is destroyed, on every path out.
+  InterruptRelay relay;
+  InterruptWatcher interrupts([&relay](int count) {
+    if (relay.deliver(count)) return;
+    std::fflush(stdout);  // what the session printed is not lost with the process
+    std::_Exit(kExitCancelled);
   });
 
   std::string prompt = read_prompt(options.prompt);
@@ -132,9 +128,17 @@ int run(const RunOptions &options) {
     return kExitFailure;
   }
   if (!options.resume_id.empty()) check_resumed(session);
-  running = &session;
-  TurnResult result = session.execute(prompt);
-  running = nullptr;
+  TurnResult result;
+  {
+    InterruptRelay::Scope cancelling(relay, [&session](int count) {
+      if (count == 1)
+        std::fprintf(stderr,
+                     "\namplifier: cancelling after the running step "
+                     "(Ctrl-C again to stop now)\n");
+      session.cancel(count == 1 ? CancelLevel::Graceful : CancelLevel::Immediate);
+    });
+    result = session.execute(prompt);
+  }
   session.cleanup();
   output->close();  // everything the session printed is out before the host adds its lines
 

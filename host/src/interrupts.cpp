@@ -85,4 +85,21 @@ InterruptWatcher::~InterruptWatcher() {
   pthread_sigmask(SIG_SETMASK, &impl_->previous, nullptr);
 }
 
+bool InterruptRelay::deliver(int count) {
+  std::lock_guard lock(mutex_);
+  if (!handler_) return false;
+  handler_(count);
+  return true;
+}
+
+void InterruptRelay::set(std::function<void(int count)> handler) {
+  std::lock_guard lock(mutex_);
+  handler_ = std::move(handler);
+}
+
+void InterruptRelay::clear() {
+  std::lock_guard lock(mutex_);  // waits for a delivery in progress
+  handler_ = nullptr;
+}
+
 }  // namespace amplifier::host

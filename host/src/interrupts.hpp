@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 
 namespace amplifier::host {
 
@@ -23,6 +24,36 @@ class InterruptWatcher {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// Where the watcher's interrupts go while a session exists. The watcher outlives the session
+// (it starts first), so it must never reach a session that is gone: the handler runs under a
+// lock, and clearing it (when the session ends, or is unwound by an exception) waits for a
+// call in progress to return. After that no call reaches the old handler.
+class InterruptRelay {
+ public:
+  // Calls the handler with `count` if one is set (true); false when none is.
+  bool deliver(int count);
+  void set(std::function<void(int count)> handler);
+  void clear();
+
+  // Sets a handler for its scope.
+  class Scope {
+   public:
+    Scope(InterruptRelay &relay, std::function<void(int count)> handler) : relay_(relay) {
+      relay_.set(std::move(handler));
+    }
+    ~Scope() { relay_.clear(); }
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+   private:
+    InterruptRelay &relay_;
+  };
+
+ private:
+  std::mutex mutex_;
+  std::function<void(int count)> handler_;
 };
 
 }  // namespace amplifier::host
