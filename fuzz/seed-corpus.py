@@ -59,7 +59,17 @@ for p in vendor("anthropic_stream_*.sse"):
 for p in vendor("openai_responses_stream_*.sse"):
     add("fuzz_stream_openai_responses", read(p))
 for p in vendor("openai_responses_stream_*.ndjson"):
-    add("fuzz_stream_openai_responses", as_sse(ndjson_lines(p), with_type=True))
+    # One stream per recorded response (a recording may hold several turns), so each fits the
+    # fuzzer's input size limit.
+    stream = []
+    for line in ndjson_lines(p):
+        stream.append(line)
+        if json.loads(line).get("type") in ("response.completed", "response.failed",
+                                             "response.incomplete", "error"):
+            add("fuzz_stream_openai_responses", as_sse(stream, with_type=True))
+            stream = []
+    if stream:
+        add("fuzz_stream_openai_responses", as_sse(stream, with_type=True))
 examples = json.loads(read(os.path.join(VENDOR, "openai_responses_stream_event_examples_spec.json")))["examples"]
 add("fuzz_stream_openai_responses",
     as_sse([json.dumps(e).encode() for e in examples.values() if isinstance(e, dict)], with_type=True))

@@ -3,6 +3,7 @@
 # SECONDS_PER_TARGET seconds (default 30, as CI runs them; give 600 or more for a long run).
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_JOBS (targets run at once, default 1),
+# FUZZ_MAX_LEN (largest input tried, default 8192: longer seeds are cut, which keeps runs fast),
 # FUZZ_KEEP_CORPUS=1 merges the new inputs each run found back into fuzz/corpus/<target>/.
 # Prints executions and findings per target; exits 1 when any target found something (a crash,
 # a failed invariant, a leak, a sanitizer report or a timeout). A finding's input is kept as
@@ -41,7 +42,7 @@ run_target() {
   # New inputs go to the run's own folder; the repository's corpus is only read.
   local rc=0
   "$build/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/findings/$target/" \
+    -max_len="${FUZZ_MAX_LEN:-8192}" -print_final_stats=1 -artifact_prefix="$build/findings/$target/" \
     "$out/corpus" "fuzz/corpus/$target" >"$out/log" 2>&1 || rc=$?
   local execs
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log" | tail -1)
