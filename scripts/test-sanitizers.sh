@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The sanitizer stages of CI (issue 13 §4), each in its own build tree:
+#   asan: ASan + UBSan (-fno-sanitize-recover=all), everything built, the whole suite run
+#         (ctest label asan) in build-asan;
+#   tsan: TSan, only the threaded suites (ctest label tsan, target amp_tsan_tests) in build-tsan.
+# Usage: scripts/test-sanitizers.sh [asan|tsan]...   (no argument: both)
+# Every report of a sanitizer, in a test or in any process it starts (the amplifier binary,
+# children), goes to a file under <tree>/sanitizer-reports/, and any such file fails the stage,
+# even when the test itself passed (a child's report cannot hide behind an expected exit code).
+# Budgets (seconds, for the ctest run of each stage): AMP_ASAN_BUDGET, AMP_TSAN_BUDGET.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(asan tsan)
+jobs=$(nproc)
+
+./scripts/install-deps.sh
+
+# Reports go to files (log_path) so that a process whose stderr a test swallows still fails the
+# stage; halt at the first error; exit code 23 marks a sanitizer's exit.
+common="halt_on_error=1:exitcode=23:print_summary=1"
+export UBSAN_OPTIONS="$common:print_stacktrace=1:report_error_type=1:suppressions=$root/tests/sanitizers/ubsan.supp"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+
+stage_timer() { date +%s; }
+
+check_reports() {
+  local dir=$1 name=$2
+  if compgen -G "$dir/*" > /dev/null; then
+    echo "error: $name: the sanitizers reported errors (files in $dir):" >&2
+    for f in "$dir"/*; do
+      echo "---- $f" >&2
+      head -n 80 "$f" >&2
+    done
+    return 1
+  fi
+}
+
+run_asan() {
+  local tree=build-asan t0 t1 t2 rc=0
+  t0=$(stage_timer)
+  cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=address,undefined
+  cmake --build $tree -j "$jobs"
+  t1=$(stage_timer)
+  local reports=$root/$tree/sanitizer-reports
+  rm -rf "$reports" && mkdir -p "$reports"
+  # detect_leaks: LeakSanitizer works here (no ptrace of the tests); detect_odr_violation=0:
+  # modules are dlopen'ed RTLD_LOCAL with hidden symbols, and static helpers linked into
+  # several of them are separate copies by design, not ODR violations.
+  ASAN_OPTIONS="$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_odr_violation=0" \
+  UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/ubsan" \
+  LSAN_OPTIONS="$LSAN_OPTIONS:log_path=$reports/lsan" \
+    timeout --kill-after=30 "${AMP_ASAN_BUDGET:-2400}" \
+    ctest --test-dir $tree --output-on-failure --no-tests=error -j "$jobs" -L asan || rc=$?
+  t2=$(stage_timer)
+  check_reports "$reports" asan || rc=1
+  echo "asan stage: build $((t1 - t0)) s, tests $((t2 - t1)) s"
+  return $rc
+}
+
+run_tsan() {
+  local tree=build-tsan t0 t1 t2 rc=0
+  t0=$(stage_timer)
+  cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=thread
+  cmake --build $tree -j "$jobs" --target amp_tsan_tests
+  t1=$(stage_timer)
+  local reports=$root/$tree/sanitizer-reports
+  rm -rf "$reports" && mkdir -p "$reports"
+  TSAN_OPTIONS="$common:log_path=$reports/tsan:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp" \
+    timeout --kill-after=30 "${AMP_TSAN_BUDGET:-1200}" \
+    ctest --test-dir $tree --output-on-failure --no-tests=error -j "$jobs" -L tsan || rc=$?
+  t2=$(stage_timer)
+  check_reports "$reports" tsan || rc=1
+  echo "tsan stage: build $((t1 - t0)) s, tests $((t2 - t1)) s"
+  return $rc
+}
+
+for stage in "${stages[@]}"; do
+  case $stage in
+    asan) run_asan ;;
+    tsan) run_tsan ;;
+    *) echo "usage: $0 [asan|tsan]..." >&2; exit 2 ;;
+  esac
+done
