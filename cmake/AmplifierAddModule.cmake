@@ -46,7 +46,14 @@ function(amplifier_add_module id)
     endif()
   endforeach()
   target_link_libraries(${target} PRIVATE ${api} ${ARG_LIBS})
-  target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  # In a sanitizer build (AMP_SANITIZE, in-tree only) g++ links the sanitizer runtime into the
+  # module too, so --no-undefined still holds; clang does not (the runtime's symbols come from
+  # the sanitized executable at load time), so there, and only there, it is left out.
+  if(AMP_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL)
+  else()
+    target_link_options(${target} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  endif()
   if(NOT ARG_EXPORT_ALL)
     target_link_options(${target} PRIVATE
       "LINKER:--version-script=${AMPLIFIER_MODULE_EXPORTS_MAP}")
