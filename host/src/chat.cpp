@@ -14,6 +14,7 @@
 #include "amplifier/coordinator.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
+#include "amplifier/terminal_text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -206,14 +207,15 @@ class Chat {
     usage_->turns += 1;
     if (text_) finish_answer(result);
     if (result.status == "error")
-      std::fprintf(stderr, "amplifier: error: %s\n", error_message(result).c_str());
+      std::fprintf(stderr, "amplifier: error: %s\n", terminal_safe(error_message(result)).c_str());
     else if (result.status == "cancelled")
       std::fprintf(stderr, "amplifier: the turn was cancelled\n");
   }
 
   // Without the display: prints the answer when nothing streamed, and ends its line.
   void finish_answer(const TurnResult &result) {
-    if (!text_->streamed.load() && result.status != "error") std::fputs(result.response.c_str(), stdout);
+    if (!text_->streamed.load() && result.status != "error")
+      std::fputs(terminal_safe(result.response).c_str(), stdout);
     bool ends_with_newline = text_->streamed.load()
                                  ? text_->ends_with_newline.load()
                                  : (!result.response.empty() && result.response.back() == '\n');

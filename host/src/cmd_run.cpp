@@ -9,6 +9,7 @@
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
 #include "amplifier/session_store.hpp"
+#include "amplifier/terminal_text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -144,7 +145,8 @@ int run(const RunOptions &options) {
 
   if (!jsonl && !display) {
     bool streamed = text_state->streamed.load();
-    if (!streamed && result.status != "error") std::fputs(result.response.c_str(), stdout);
+    if (!streamed && result.status != "error")
+      std::fputs(terminal_safe(result.response).c_str(), stdout);
     bool ends_with_newline = streamed ? text_state->ends_with_newline.load()
                                       : (!result.response.empty() && result.response.back() == '\n');
     if (!ends_with_newline) std::fputc('\n', stdout);
@@ -152,7 +154,7 @@ int run(const RunOptions &options) {
   }
   if (!jsonl) print_resume_hint(session, options);
   if (result.status == "error") {
-    std::fprintf(stderr, "amplifier: error: %s\n", error_message(result).c_str());
+    std::fprintf(stderr, "amplifier: error: %s\n", terminal_safe(error_message(result)).c_str());
     return kExitFailure;
   }
   if (result.status == "cancelled") {

@@ -1,6 +1,7 @@
 #include "event_output.hpp"
 
 #include "amplifier/events.hpp"
+#include "amplifier/terminal_text.hpp"
 #include "amplifier/worker_pool.hpp"
 #include "amplifier_sdk_json.hpp"
 
@@ -100,10 +101,21 @@ void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out) 
 
 void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
                         std::shared_ptr<TextOutputState> state) {
+  // The model's text is untrusted: its control characters are shown, not obeyed (an OSC 52 in
+  // an answer must not set the clipboard, a cursor move must not rewrite the screen).
+  struct SafeText {
+    std::mutex mutex;
+    TerminalTextStream stream;
+  };
+  auto safe = std::make_shared<SafeText>();
   // Each provider response starts new text blocks: separate them from what came before.
   hooks.register_handler(
       std::string(events::kContentBlockStart),
-      [out, state](std::string_view, const boost::json::object &data) {
+      [out, state, safe](std::string_view, const boost::json::object &data) {
+        {
+          std::lock_guard lock(safe->mutex);
+          if (std::string rest = safe->stream.finish(); !rest.empty()) out->write(rest);
+        }
         auto *type = data.if_contains("block_type");
         if (type && type->is_string() && type->as_string() == "text" && state->streamed.load() &&
             !state->ends_with_newline.load()) {
@@ -115,7 +127,7 @@ void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
       kLastPriority, "host-text-output");
   hooks.register_event_handler(
       std::string(events::kContentBlockDelta),
-      [out, state](HookEvent &event) -> std::optional<HookResult> {
+      [out, state, safe](HookEvent &event) -> std::optional<HookResult> {
         std::string_view text;
         if (const HookEvent::Delta *delta = event.delta()) {
           if (delta->kind == AMP_DELTA_TEXT) text = delta->text;
@@ -131,9 +143,12 @@ void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
             text = value->as_string();
         }
         if (text.empty()) return std::nullopt;
-        out->write(text);
+        std::lock_guard lock(safe->mutex);
+        const std::string shown = safe->stream.feed(text);
+        if (shown.empty()) return std::nullopt;
+        out->write(shown);
         state->streamed.store(true);
-        state->ends_with_newline.store(text.back() == '\n');
+        state->ends_with_newline.store(shown.back() == '\n');
         return std::nullopt;
       },
       kLastPriority, "host-text-output");

@@ -312,6 +312,36 @@ TEST_CASE("tool results: failures, labels for interleaved calls, errors and prov
         "✗ mock: connection reset\n");
 }
 
+TEST_CASE("escape sequences in model text, thinking and tool output are shown, not obeyed") {
+  TempDir dir;
+  const fs::path out = dir / "display.txt";
+  auto session = open_session(plan_with(ui_hooks({{"output", out.string()}, {"show_tool_lines", 3}})));
+  auto &hooks = session->hooks();
+  const std::string osc52 = "\x1b]52;c;cm0gLXJmIH4=\x07";  // sets the clipboard to "rm -rf ~"
+  const std::string cursor = "\x1b[2A\x1b[2K\r";           // two lines up, erase, column 0
+  hooks.emit("content_block:start", json::object{{"block_index", 0}, {"block_type", "thinking"}});
+  hooks.emit("content_block:delta", json::object{{"block_index", 0}, {"delta", {{"type", "thinking"}, {"thinking", "hm" + cursor}}}});
+  hooks.emit("content_block:end", json::object{{"block_index", 0}, {"block", {{"type", "thinking"}, {"thinking", "hm"}}}});
+  hooks.emit("content_block:start", json::object{{"block_index", 1}, {"block_type", "text"}});
+  hooks.emit("content_block:delta", json::object{{"block_index", 1}, {"delta", {{"type", "text"}, {"text", "Héllo " + osc52 + "wörld\t✓\n"}}}});
+  hooks.emit("content_block:end", json::object{{"block_index", 1}, {"block", {{"type", "text"}, {"text", "x"}}}});
+  hooks.emit("tool:pre", json::object{{"tool_name", "bash"}, {"tool_input", {{"command", "cat " + cursor}}}, {"tool_call_id", "c1"}});
+  hooks.emit("tool:post", json::object{{"tool_name", "bash"}, {"tool_call_id", "c1"},
+                                       {"result", {{"success", true}, {"output", "ok" + cursor + "\nsecond " + osc52 + "\xc2\x9b" + "6n"}}}});
+  hooks.emit("tool:error", json::object{{"tool_name", "bash"}, {"tool_call_id", "c2"},
+                                        {"error", {{"message", "bad" + osc52}}}});
+  const std::string shown = read_text(out);
+  CHECK(shown.find('\x1b') == std::string::npos);
+  CHECK(shown.find('\x07') == std::string::npos);
+  CHECK(shown.find('\r') == std::string::npos);
+  CHECK(shown.find("\xc2\x9b") == std::string::npos);
+  CHECK(shown.find("Héllo ^[]52;c;cm0gLXJmIH4=^Gwörld\t✓\n") != std::string::npos);
+  CHECK(shown.find("hm^[[2A^[[2K^M") != std::string::npos);
+  CHECK(shown.find("  ⎿ ok^[[2A^[[2K^M\n") != std::string::npos);
+  CHECK(shown.find("    second ^[]52;c;cm0gLXJmIH4=^G\xEF\xBF\xBD" "6n\n") != std::string::npos);
+  CHECK(shown.find("bad^[]52;c;cm0gLXJmIH4=^G") != std::string::npos);
+}
+
 TEST_CASE("OpenAI reasoning summaries are shown as thinking, streamed or whole") {
   TempDir dir;
   const fs::path out = dir / "display.txt";

@@ -193,3 +193,24 @@ TEST_CASE("plan check validates shape and modules, naming every problem") {
   CHECK(r.err.find("nothing-here") != std::string::npos);
   CHECK(r.err.find("2 problem") != std::string::npos);
 }
+
+TEST_CASE("run: escape sequences in the model's text are shown, not obeyed") {
+  Scratch s;
+  for (const std::string loop : {"loop-streaming", "loop-basic"}) {
+    CAPTURE(loop);
+    auto plan = s.write(
+        "plan-" + loop + ".yaml",
+        "session: {orchestrator: " + loop + ", context: context-simple}\n"
+        "providers:\n"
+        "  - module: provider-mock\n"
+        "    config: {chunk_size: 3, responses: [{text: \"H\\xe9llo \\e]52;c;cm0gLXJmIH4=\\a "
+        "w\\xf6rld\\e[2A\\e[2K\\r\\t\\u2713\"}]}\n");
+    auto r = amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find('\a') == std::string::npos);
+    CHECK(r.out.find('\r') == std::string::npos);
+    CHECK(r.out.find("Héllo ^[]52;c;cm0gLXJmIH4=^G wörld^[[2A^[[2K^M\t✓") != std::string::npos);
+  }
+}

@@ -1,6 +1,7 @@
 #include "display.hpp"
 
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/terminal_text.hpp"
 
 #include "tool_preview.hpp"
 
@@ -66,11 +67,15 @@ struct Display::State {
 
   // ---- writing -------------------------------------------------------------------------
 
-  // Writes `text`, wrapped in `style` on a terminal, as one write.
-  void emit(std::string_view text, std::string_view style = {}) {
-    if (text.empty()) return;
+  // Writes `text`, wrapped in `style` on a terminal, as one write. Everything shown passes
+  // here, and all of it may hold untrusted text (the model's answer and thinking, tool output,
+  // error messages): its control characters are shown, never obeyed (terminal_text.hpp). The
+  // display's own styling goes in `style`, outside the text.
+  void emit(std::string_view raw, std::string_view style = {}) {
+    if (raw.empty()) return;
+    const std::string text = amplifier::terminal_safe(raw);
     if (terminal.styled() && !style.empty()) {
-      terminal.write(std::string(style) + std::string(text) + std::string(ansi::kReset));
+      terminal.write(std::string(style) + text + std::string(ansi::kReset));
     } else {
       terminal.write(text);
     }
