@@ -47,8 +47,11 @@ run_asan() {
   rm -rf "$reports" && mkdir -p "$reports"
   # detect_leaks: LeakSanitizer works here (no ptrace of the tests); detect_odr_violation=0:
   # modules are dlopen'ed RTLD_LOCAL with hidden symbols, and static helpers linked into
-  # several of them are separate copies by design, not ODR violations.
-  ASAN_OPTIONS="$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_odr_violation=0" \
+  # several of them are separate copies by design, not ODR violations. handle_segv=0 (and bus,
+  # fpe): the deliberately crashing test modules (bad-crash-tool, ...) must die of their signal
+  # as in a normal build, which is what their tests check; ASan reports invalid accesses before
+  # they fault, and an unexpected crash still fails its test.
+  ASAN_OPTIONS="$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_odr_violation=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
   UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/ubsan" \
   LSAN_OPTIONS="$LSAN_OPTIONS:log_path=$reports/lsan" \
     timeout --kill-after=30 "${AMP_ASAN_BUDGET:-2400}" \
