@@ -132,6 +132,9 @@ TEST_CASE("tool-filesystem refuses paths that leave the allowed roots") {
   auto via_link = refused("read_file", "link_out");
   CHECK(via_link.error.find((ws.outside / "secret.txt").string()) != std::string::npos);
   refused("read_file", "dir_out/secret.txt");
+  // A missing folder then "..": the lexical rest must not hide the symlink (found by fuzzing).
+  refused("read_file", "missing/../dir_out/secret.txt");
+  refused("read_file", "sub/missing/../../link_out");
   refused("read_file", "/etc/passwd");
   refused("list_directory", "..");
   refused("list_directory", "dir_out");

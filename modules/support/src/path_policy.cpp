@@ -6,7 +6,8 @@ namespace tool_filesystem {
 
 namespace fs = std::filesystem;
 
-fs::path real_path(const fs::path &path) {
+namespace {
+fs::path resolve_once(const fs::path &path) {
   std::error_code ec;
   fs::path resolved = fs::weakly_canonical(path, ec);
   // weakly_canonical fails only on odd errors (a component without search permission); the
@@ -15,6 +16,22 @@ fs::path real_path(const fs::path &path) {
   // "/a/b/" and "/a/b" must compare equal.
   if (!resolved.has_filename() && resolved.has_parent_path() && resolved != resolved.root_path())
     resolved = resolved.parent_path();
+  return resolved;
+}
+}  // namespace
+
+fs::path real_path(const fs::path &path) {
+  // weakly_canonical resolves the longest prefix that exists and only normalises the rest
+  // lexically, so "root/missing/../link_out/x" comes back as "root/link_out/x" with the
+  // symlink link_out still in it: inside the root on paper, outside once opened. Resolve again
+  // until nothing changes, so the result is its own real location (bounded like the kernel's
+  // own symlink limit; a longer chain could not be opened anyway).
+  fs::path resolved = resolve_once(path);
+  for (int round = 0; round < 40; ++round) {
+    fs::path again = resolve_once(resolved);
+    if (again == resolved) break;
+    resolved = std::move(again);
+  }
   return resolved;
 }
 
