@@ -156,6 +156,14 @@ TEST_CASE("string length counts code points; arrays count items") {
         "input[1]: expected integer, got string");
 }
 
+TEST_CASE("counts too large for size_t are unreachable limits, not undefined behaviour") {
+  // Found by fuzzing: 4e86 converted to size_t was undefined behaviour.
+  CHECK(!problems(R"({"minLength":4e86})", R"("abc")").empty());
+  CHECK(problems(R"({"maxLength":1e30,"maxItems":1e300})", R"("abc")").empty());
+  CHECK(problems(R"({"maxItems":18446744073709551616})", "[1,2]").empty());
+  CHECK(!problems(R"({"minItems":1e20})", "[1]").empty());
+}
+
 TEST_CASE("pattern is an unanchored ECMAScript search") {
   constexpr std::string_view id = R"({"type":"string","pattern":"^[a-z][a-z0-9_]*$"})";
   CHECK(problems(id, R"("read_file2")").empty());

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <cmath>
 #include <optional>
 
@@ -332,7 +333,11 @@ class Compiler {
     if (!v) return std::nullopt;
     if (!is_integral_number(*v) || as_double(*v) < 0)
       throw ModelError(schema_path(path, key), "must be a non-negative integer");
-    return static_cast<std::size_t>(as_double(*v));
+    // A count past what size_t holds (e.g. minLength 1e30) cannot be met or broken by any
+    // instance in memory; converting it would be undefined behaviour (found by fuzzing).
+    const double n = as_double(*v);
+    if (n >= 18446744073709551616.0) return std::numeric_limits<std::size_t>::max();
+    return static_cast<std::size_t>(n);
   }
 };
 
