@@ -17,6 +17,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 #include "amplifier/yaml_cpp.hpp"
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <array>
@@ -205,19 +206,51 @@ class PlanParser {
     warnings_.push_back(PlanProblem{file_, where, std::move(key), std::move(message)}.to_string());
   }
 
+  // Where each YAML document starts, and nothing else.
+  class DocumentStarts : public YAML::EventHandler {
+   public:
+    std::vector<YAML::Mark> marks;
+    void OnDocumentStart(const YAML::Mark &mark) override { marks.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                  const std::string &) override {}
+    void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  };
+
   std::optional<YAML::Node> load_single_document(std::string_view yaml_text) {
-    std::vector<YAML::Node> documents;
+    // Not YAML::LoadAll: yaml-cpp 0.7 loops there forever on a stray top-level token (a plan
+    // that is just ","): each document it reads is empty and consumes nothing, so the next
+    // starts at the same place (found by fuzzing). At most two documents are read here, and a
+    // second one starting where the first did is that stray token.
+    YAML::Node root;
     try {
-      documents = YAML::LoadAll(std::string(yaml_text));
+      std::istringstream input{std::string(yaml_text)};
+      YAML::Parser parser(input);
+      DocumentStarts starts;
+      while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+      }
+      if (starts.marks.size() == 2) {
+        const YAML::Mark &first = starts.marks[0], &second = starts.marks[1];
+        const PlanLocation where{second.line + 1, second.column + 1};
+        if (second.pos == first.pos)
+          error(where, "", "YAML syntax error: unexpected token at the top level");
+        else
+          error(where, "", "a mount plan is a single YAML document, found several");
+        return std::nullopt;
+      }
+      root = YAML::Load(std::string(yaml_text));
     } catch (const YAML::Exception &e) {
       error({e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
       return std::nullopt;
     }
-    if (documents.size() > 1) {
-      error(location_of(documents[1], {}), "", "a mount plan is a single YAML document, found several");
-      return std::nullopt;
-    }
-    return documents.empty() ? YAML::Node() : documents.front();
+    return root;
   }
 
   // Visits a map's entries as Fields, reporting non-scalar and duplicate keys.
