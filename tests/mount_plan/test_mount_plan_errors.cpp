@@ -214,6 +214,19 @@ TEST_CASE("a plan is one YAML document") {
   CHECK(contains(problems[0].message, "single YAML document"));
 }
 
+TEST_CASE("a stray top-level token is a syntax error, not a hang") {
+  // Found by fuzzing: yaml-cpp 0.7's LoadAll loops forever on these.
+  for (const std::string yaml : {",", ", l: [1]}\ntools: []\n", ",\n,\n", "session: {}\n---\n,"}) {
+    CAPTURE(yaml);
+    const auto problems = problems_of(yaml);
+    REQUIRE(problems.size() == 1);
+    CHECK((contains(problems[0].message, "YAML syntax error") ||
+           contains(problems[0].message, "single YAML document")));
+  }
+  const auto stray = problems_of(",");
+  CHECK(stray[0].message == "YAML syntax error: unexpected token at the top level");
+}
+
 TEST_CASE("a single problem reads as one line") {
   try {
     parse_mount_plan("providers: []\n", "one.yaml", fake_env());
