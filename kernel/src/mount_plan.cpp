@@ -164,8 +164,10 @@ std::string item_path(const std::string &path, std::size_t index) {
 
 constexpr std::array<std::string_view, 5> kTopLevelKeys = {"session", "providers", "tools", "hooks",
                                                            "agents"};
-constexpr std::array<std::string_view, 3> kModuleKeys = {"module", "source", "config"};
-constexpr std::array<std::string_view, 4> kProviderKeys = {"module", "source", "config", "instance_id"};
+constexpr std::array<std::string_view, 4> kModuleKeys = {"module", "source", "config",
+                                                         "required"};
+constexpr std::array<std::string_view, 5> kProviderKeys = {"module", "source", "config",
+                                                           "required", "instance_id"};
 // Aliases make a small file describe an exponentially large tree; stop long before memory does.
 constexpr std::size_t kMaxConvertedNodes = 1'000'000;
 
@@ -350,6 +352,15 @@ class PlanParser {
     return std::string(value.get_string());
   }
 
+  // A true/false value (YAML 1.2 core booleans).
+  std::optional<bool> read_bool(const Field &field) {
+    json::value value = field.node.IsScalar() ? scalar_to_json(field, true) : json::value();
+    if (value.is_bool()) return value.get_bool();
+    error(field.where, field.path, fmt::format("expected true or false, got {}",
+                                               describe_node(field.node)));
+    return std::nullopt;
+  }
+
   std::string read_module_id(const Field &field) {
     const auto id = read_string(field);
     if (!id) {
@@ -392,6 +403,8 @@ class PlanParser {
           error(value.where, value.path, problem);
       } else if (key == "config") {
         spec.config = read_map(value, true);
+      } else if (key == "required") {
+        spec.required = read_bool(value).value_or(false);
       } else if (key == "instance_id" && accepts_instance_id) {
         spec.instance_id = read_string(value).value_or("");
         if (spec.instance_id.empty()) error(value.where, value.path, "instance_id is empty");

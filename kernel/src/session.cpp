@@ -97,16 +97,27 @@ struct Session::Impl {
                                                 options.parent_id);
   }
 
-  // Mounts one spec; records the failure (and rethrows for the fatal mount points).
+  // Mounts one spec; records the failure (and throws for the fatal mount points and for a
+  // module the plan marks required).
   void mount(const std::string &mount_point, const ModuleSpec &spec, bool fatal) {
+    fatal = fatal || spec.required;
     try {
       auto module = loader.load(spec.module, spec.source);
       coordinator->mount(mount_point, spec.mount_name(), module, spec.config);
     } catch (const std::exception &e) {
-      failures.push_back({mount_point, spec.module, e.what()});
-      if (fatal) throw SessionError(fmt::format("cannot mount {} '{}': {}", mount_point,
-                                                spec.module, e.what()));
+      failures.push_back({mount_point, spec.module, e.what(), fatal});
+      if (fatal)
+        throw SessionError(fmt::format("cannot mount {} '{}'{}: {}", mount_point, spec.module,
+                                       spec.required ? " (required)" : "", e.what()));
     }
+  }
+
+  // Whether the plan marks the module `id` required (a provider, tool or hook).
+  bool required(std::string_view id) const {
+    for (const auto *list : {&plan.providers, &plan.tools, &plan.hooks})
+      for (const auto &spec : *list)
+        if (spec.required && (spec.module == id || spec.mount_name() == id)) return true;
+    return false;
   }
 
   void announce_failures(std::size_t from) {
@@ -114,12 +125,10 @@ struct Session::Impl {
       const auto &f = failures[i];
       log(LogLevel::Warning, kComponent,
           fmt::format("module '{}' ({}) was not mounted: {}", f.module, f.mount_point, f.error));
-      hooks.emit(events::kModuleLoadFailed,
-                 boost::json::object{{"module", f.module},
-                                     {"mount_point", f.mount_point},
-                                     {"error", f.error},
-                                     {"fatal", f.mount_point == "orchestrator" ||
-                                                   f.mount_point == "context"}});
+      hooks.emit(events::kModuleLoadFailed, boost::json::object{{"module", f.module},
+                                                                {"mount_point", f.mount_point},
+                                                                {"error", f.error},
+                                                                {"fatal", f.fatal}});
     }
   }
 };
@@ -143,18 +152,24 @@ void Session::initialize() {
   try {
     s.mount("orchestrator", s.plan.orchestrator, true);
     s.mount("context", s.plan.context, true);
+    for (const auto &spec : s.plan.providers) s.mount("providers", spec, false);
+    for (const auto &spec : s.plan.tools) s.mount("tools", spec, false);
+    for (const auto &spec : s.plan.hooks) s.mount("hooks", spec, false);
   } catch (const SessionError &) {
     s.announce_failures(0);
     throw;
   }
-  for (const auto &spec : s.plan.providers) s.mount("providers", spec, false);
-  for (const auto &spec : s.plan.tools) s.mount("tools", spec, false);
-  for (const auto &spec : s.plan.hooks) s.mount("hooks", spec, false);
   s.announce_failures(0);
   std::size_t before_ready = s.failures.size();
-  for (auto &[module, error] : s.coordinator->run_session_ready())
-    s.failures.push_back({"session_ready", module, error});
+  std::string fatal_ready;
+  for (auto &[module, error] : s.coordinator->run_session_ready()) {
+    const bool fatal = s.required(module);
+    if (fatal && fatal_ready.empty())
+      fatal_ready = fmt::format("module '{}' (required) failed session_ready: {}", module, error);
+    s.failures.push_back({"session_ready", module, error, fatal});
+  }
   s.announce_failures(before_ready);
+  if (!fatal_ready.empty()) throw SessionError(fatal_ready);
   s.initialized = true;
 }
 

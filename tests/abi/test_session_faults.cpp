@@ -93,6 +93,29 @@ tools:
   CHECK(events.count("tool:post") == 1);
 }
 
+TEST_CASE("a required module that cannot be mounted stops the session, named and announced") {
+  for (std::string_view mount_point : {"providers", "tools", "hooks"}) {
+    CAPTURE(mount_point);
+    // bad-init-fails refuses to be created; tool-c-echo is no provider and no hook.
+    const std::string_view module = mount_point == "tools" ? "bad-init-fails" : "tool-c-echo";
+    auto session = make_session(std::string(R"(
+session: {orchestrator: loop-basic, context: context-simple}
+providers:
+  - module: provider-mock
+)") + std::string(mount_point == "providers" ? "" : std::string(mount_point) + ":\n") +
+                                "  - {module: " + std::string(module) + ", required: true}\n");
+    EventLog events(session->hooks());
+    const std::string expected = std::string(module) + "' (required)";
+    CHECK_THROWS_WITH_AS(session->initialize(), doctest::Contains(expected.c_str()),
+                         amplifier::SessionError);
+    auto announced = events.payloads("module:load_failed");
+    REQUIRE(announced.size() == 1);
+    CHECK(string_at(announced[0], "module") == module);
+    CHECK(announced[0].at("fatal") == true);
+    CHECK_THROWS_AS(session->execute("hi"), amplifier::SessionError);
+  }
+}
+
 TEST_CASE("an orchestrator that cannot be loaded is fatal, named, and announced") {
   auto session = make_session(R"(
 session:

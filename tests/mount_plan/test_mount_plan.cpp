@@ -328,6 +328,28 @@ telemetry: {enabled: true}
   CHECK(plan.tools.at(0).instance_id.empty());
 }
 
+TEST_CASE("required: a boolean on any module entry, false unless said") {
+  const MountPlan plan = parse_mount_plan(R"(session: {orchestrator: loop-basic, context: context-simple}
+providers:
+  - {module: provider-mock, required: true}
+hooks:
+  - module: hooks-approval
+    required: ${NEEDED:-true}
+  - {module: hooks-logging}
+)", "required.yaml", fake_env());
+  CHECK(plan.providers.at(0).required);
+  CHECK(plan.hooks.at(0).required);
+  CHECK_FALSE(plan.hooks.at(1).required);
+  try {
+    parse_mount_plan("session: {orchestrator: loop-basic, context: context-simple}\n"
+                     "hooks: [{module: hooks-approval, required: \"yes\"}]\n",
+                     "bad.yaml", fake_env());
+    FAIL("accepted required: \"yes\"");
+  } catch (const MountPlanError &e) {
+    CHECK(contains(e.what(), "hooks[0].required: expected true or false"));
+  }
+}
+
 TEST_CASE("load_mount_plan reads a file and labels messages with its path") {
   const auto dir = std::filesystem::temp_directory_path() / ("amp-plan-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -23,6 +23,10 @@ struct ModuleSpec {
   std::string source;       // optional: where to get the module (module_sources.hpp); a relative
                             // path in a plan file is made absolute against the plan's folder
   std::string instance_id;  // optional; lets one provider module be mounted twice
+  // `required: true`: when the module cannot be loaded, mounted or made ready, the session
+  // does not start (orchestrator and context are always required). Otherwise a failure is
+  // announced (module:load_failed) and the session runs without the module.
+  bool required = false;
   boost::json::object config;
   PlanLocation location;
   // The name it is mounted under: instance_id when set, else module.

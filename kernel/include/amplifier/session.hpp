@@ -37,6 +37,7 @@ struct LoadFailure {
   std::string mount_point;  // orchestrator | context | providers | tools | hooks
   std::string module;
   std::string error;
+  bool fatal = false;  // the session cannot start without it (orchestrator, context, required)
 };
 
 struct TurnResult {
