@@ -37,21 +37,31 @@ tools: [{module: tool-filesystem}]
 
 TEST_CASE("amplifier run exits as soon as its work is done") {
   // The offline plan's work takes about 10 ms. An exit that waits for a background thread's
-  // next timer tick (the interrupt watcher used to poll every 100 ms) shows up as a median
-  // near or above 100 ms; the bound is generous so that a busy machine never trips it.
+  // next timer tick (the interrupt watcher used to poll every 100 ms) adds close to 100 ms.
+  // The machine is shared, so the run is compared with `amplifier --version` (the same
+  // process start and exit, no work) measured alternately in the same loop, not with a
+  // fixed time.
   Scratch s;
-  std::vector<Clock::duration> walls;
-  for (int i = 0; i < 5; ++i) {
+  std::vector<Clock::duration> runs, baselines;
+  auto timed = [&](const std::vector<std::string> &args) {
     const auto start = Clock::now();
-    auto r = amplifier({"run", "hello"}, s.options());
-    walls.push_back(Clock::now() - start);
+    auto r = amplifier(args, s.options());
+    const auto wall = Clock::now() - start;
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
+    return wall;
+  };
+  for (int i = 0; i < 7; ++i) {
+    baselines.push_back(timed({"--version"}));
+    runs.push_back(timed({"run", "hello"}));
   }
-  std::sort(walls.begin(), walls.end());
-  const auto median = std::chrono::duration_cast<std::chrono::milliseconds>(walls[2]);
-  MESSAGE("median wall time of 5 offline runs: " << median.count() << " ms");
-  CHECK(median < 60ms);
+  auto median = [](std::vector<Clock::duration> walls) {
+    std::sort(walls.begin(), walls.end());
+    return std::chrono::duration_cast<std::chrono::milliseconds>(walls[walls.size() / 2]);
+  };
+  MESSAGE("median of 7: run " << median(runs).count() << " ms, --version "
+                              << median(baselines).count() << " ms");
+  CHECK(median(runs) - median(baselines) < 60ms);
 }
 
 TEST_CASE("SIGTERM stops a running turn at once and exits 130") {
