@@ -182,7 +182,7 @@ for patterns, line in [
 # Path policy: requested paths against the fixed tree (see fuzz_path_policy.cpp).
 for path in ["allowed/file.txt", "allowed/in/deep", "allowed/out/key", "allowed/abs",
              "allowed/sub/../../allowed/./file.txt", "allowed/nonexistent/../out/key",
-             "allowed/sub/toshared/docs", "allowed/loop/x", "allowed/dangling", "allowed/keylink",
+             "allowed/sub/tocommon/docs", "allowed/loop/x", "allowed/dangling", "allowed/keylink",
              "~/x", "/etc/passwd", "../work/allowed/", "allowed//sub///deep/"]:
     add("fuzz_path_policy", path)
 

@@ -34,7 +34,7 @@ Tree make_tree() {
   tree.base = fs::canonical(pattern);
   const fs::path work = tree.base / "work";
   fs::create_directories(work / "allowed" / "sub" / "deep");
-  fs::create_directories(tree.base / "shared" / "docs");
+  fs::create_directories(tree.base / "common" / "docs");
   fs::create_directories(tree.base / "secret");
   fs::create_directories(tree.base / "home");
   std::ofstream(work / "allowed" / "file.txt") << "x";
@@ -42,12 +42,12 @@ Tree make_tree() {
   fs::create_directory_symlink("sub", work / "allowed" / "in");
   fs::create_directory_symlink("../../secret", work / "allowed" / "out");
   fs::create_directory_symlink(tree.base / "secret", work / "allowed" / "abs");
-  fs::create_directory_symlink("../shared", work / "allowed" / "sub" / "toshared");
+  fs::create_directory_symlink("../common", work / "allowed" / "sub" / "tocommon");
   fs::create_symlink("loop", work / "allowed" / "loop");
   fs::create_symlink("missing/target", work / "allowed" / "dangling");
   fs::create_symlink("../../secret/key", work / "allowed" / "keylink");
   setenv("HOME", (tree.base / "home").c_str(), 1);
-  tree.policy.emplace(work, std::vector<std::string>{"allowed", (tree.base / "shared").string()},
+  tree.policy.emplace(work, std::vector<std::string>{"allowed", (tree.base / "common").string()},
                       "read");
   return tree;
 }
