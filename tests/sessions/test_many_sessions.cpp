@@ -30,7 +30,14 @@ TEST_CASE("200 paced sessions and a slow tool share one process and a handful of
   // always would.
   const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   CHECK(report.peak_threads - report.harness_threads <= 2 * (2 * cores + 8));
-  // The slow tool ran while the others streamed, and their deltas kept flowing.
+  // The slow tool ran while the others streamed, and their deltas kept flowing. A stall
+  // behind the slow tool shows as none of them and a p99 of its whole 1.5 s; a sanitizer build
+  // (AMP_SANITIZE, several times slower everywhere) gets bounds that still tell a stall apart.
+#ifdef AMP_SANITIZER_BUILD
+  CHECK(report.deltas_during_slow_tool > 250u);
+  CHECK(report.latency_p99_during_slow_tool_us < 750'000);
+#else
   CHECK(report.deltas_during_slow_tool > 1000u);
   CHECK(report.latency_p99_during_slow_tool_us < 250'000);
+#endif
 }
