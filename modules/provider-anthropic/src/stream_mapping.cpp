@@ -201,10 +201,13 @@ void StreamTranslator::block_start(const json::object &event) {
     fail_stream("content block " + std::to_string(anthropic_index) + " started twice");
   const json::object *block = object_at(event, "content_block");
   if (!block) fail_stream("content_block_start has no content_block");
+  const std::string_view type = string_at(*block, "type");
+  // Passed through as it came, a block without a type is one the kernel cannot read (found by
+  // fuzzing: the orchestrator's assembler refused it mid-stream).
+  if (type.empty()) fail_stream("content_block_start has a content_block without a type");
 
   OpenBlock open;
   open.index = next_index_++;
-  const std::string_view type = string_at(*block, "type");
   if (type == "text") {
     open.kind = BlockKind::text;
     emit(stream::text_start(open.index));
