@@ -18,9 +18,10 @@ jobs="${FUZZ_JOBS:-1}"
 
 command -v clang++-15 >/dev/null || ./scripts/install-deps.sh
 start=$(date +%s)
+mkdir -p "$build"
 CC=clang-15 CXX=clang++-15 cmake -S . -B "$build" -G Ninja -DAMP_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.configure.log" 2>&1 || {
-  cat "$build.configure.log" >&2
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1 || {
+  cat "$build/configure.log" >&2
   exit 1
 }
 cmake --build "$build" --target fuzz_targets -j "$(nproc)"
