@@ -276,17 +276,30 @@ bool Coordinator::destroy_instance(MountedModule &m) {
         fmt::format("module '{}' did not end its calls when cancelled", m.id()));
   }
   hooks_.unregister_owner(m.owner_id);
+  std::vector<std::shared_ptr<ContributorGate>> gates;
   {
     std::lock_guard lock(registry_mutex_);
-    for (auto &[channel, list] : channels_)
+    for (auto &[channel, list] : channels_) {
+      for (const Contribution &c : list)
+        if (c.owner == m.owner_id) gates.push_back(c.gate);
       std::erase_if(list, [&](const Contribution &c) { return c.owner == m.owner_id; });
+    }
+  }
+  // A collect() that took its snapshot before the removal may be running one of them now.
+  bool contributors_idle = true;
+  for (auto &gate : gates) {
+    std::unique_lock lock(gate->mutex);
+    gate->removed = true;
+    contributors_idle = gate->idle.wait_for(lock, kUnmountGrace, [&] {
+      return gate->running == 0;
+    }) && contributors_idle;
   }
   if (orchestrator_ == &m) orchestrator_ = nullptr;
   if (context_ == &m) context_ = nullptr;
   std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
   std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
   expedite_delayed_work(m);
-  if (!wait_invocations_done(m, kUnmountGrace)) {
+  if (!contributors_idle || !wait_invocations_done(m, kUnmountGrace)) {
     log(LogLevel::Error, kComponent,
         fmt::format("module '{}' is still running code after its calls ended; it is left "
                     "loaded and not destroyed", m.id()));
@@ -364,6 +377,18 @@ boost::json::array Coordinator::collect(std::string_view channel) const {
   }
   boost::json::array out;
   for (auto &c : snapshot) {
+    {
+      std::lock_guard lock(c.gate->mutex);
+      if (c.gate->removed) continue;  // its module is being unmounted
+      ++c.gate->running;
+    }
+    struct Leave {
+      ContributorGate &gate;
+      ~Leave() {
+        std::lock_guard lock(gate.mutex);
+        if (--gate.running == 0) gate.idle.notify_all();
+      }
+    } leave{*c.gate};
     try {
       out.push_back(boost::json::object{{"name", c.name}, {"value", c.fn()}});
     } catch (const std::exception &e) {

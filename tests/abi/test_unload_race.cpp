@@ -12,6 +12,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 using namespace amp_test;
 
@@ -63,4 +64,25 @@ tools:
     run_concurrent_calls(*session, kCallsPerRound);
     session.reset();  // unmounts at once, while workers may still be inside tool-c-echo
   }
+}
+
+TEST_CASE("unmounting waits for a channel contributor of the module that is running") {
+  // The contributor takes 300 ms; the session is torn down 100 ms into it. The module must not
+  // be destroyed under it: it reports "alive".
+  auto session = make_session(R"(
+session: {orchestrator: loop-basic, context: context-simple}
+providers:
+  - module: provider-mock
+hooks:
+  - module: hooks-test-slow-contributor
+)");
+  session->initialize();
+  REQUIRE(session->load_failures().empty());
+  boost::json::array collected;
+  std::thread collector([&] { collected = session->coordinator().collect("test.slow"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  session->cleanup();
+  collector.join();
+  REQUIRE(collected.size() == 1);
+  CHECK(collected[0].at("value") == "alive");
 }

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 
 #include <cstdint>
 #include <functional>
@@ -201,10 +202,19 @@ class Coordinator {
 
   mutable std::mutex registry_mutex_;
   std::map<std::string, boost::json::value, std::less<>> capabilities_;
+  // Counts the running calls of one contributor; once `removed`, none starts, and removing
+  // waits for those running (a contributor is its module's code).
+  struct ContributorGate {
+    std::mutex mutex;
+    std::condition_variable idle;
+    int running = 0;
+    bool removed = false;
+  };
   struct Contribution {
     std::string name;
     Contributor fn;
     std::uint64_t owner;
+    std::shared_ptr<ContributorGate> gate = std::make_shared<ContributorGate>();
   };
   std::map<std::string, std::vector<Contribution>, std::less<>> channels_;
   std::mutex approval_mutex_;
