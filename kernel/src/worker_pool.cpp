@@ -104,7 +104,10 @@ struct WorkerPool::State {
       if (s.stopping) break;
       ++s.idle;
       bool timed_out = false;
-      if (!s.delayed.empty()) s.work.wait_until(lock, s.delayed.top().due);
+      // wait_until keeps a reference to its deadline and reads it again after waking, so it
+      // gets a copy: a submit() while the lock is released may grow the queue and free the
+      // element (a heap-use-after-free under ASan).
+      if (!s.delayed.empty()) s.work.wait_until(lock, Clock::time_point{s.delayed.top().due});
       else timed_out = s.work.wait_for(lock, s.options.idle_timeout) == std::cv_status::timeout;
       --s.idle;
       // An idle worker beyond the core ends, unless work arrived meanwhile.
@@ -123,7 +126,7 @@ struct WorkerPool::State {
       s.release_due(Clock::now());
       const bool starved = !s.ready.empty() && s.idle == 0;
       if (!starved) {
-        if (!s.delayed.empty()) s.watch.wait_until(lock, s.delayed.top().due);
+        if (!s.delayed.empty()) s.watch.wait_until(lock, Clock::time_point{s.delayed.top().due});
         else s.watch.wait(lock);
         continue;
       }
