@@ -115,3 +115,24 @@ TEST_CASE("a thousand tasks that do not block run on a handful of threads") {
   REQUIRE(all.wait());
   CHECK(pool.thread_count() <= 4);
 }
+
+// A worker asleep until the earliest deadline must not hold a reference into the delayed
+// queue: each earlier submit below wakes it while the queue grows (and reallocates). Before the
+// fix this was a heap-use-after-free that the ASan stage (scripts/test-sanitizers.sh) reports.
+TEST_CASE("delayed submits while a worker sleeps until a deadline") {
+  std::atomic<int> ran{0};
+  {
+    WorkerPool pool(WorkerPool::Options{1, 5ms, 10s});
+    pool.submit([&] { ++ran; }, std::chrono::hours(1));
+    std::this_thread::sleep_for(20ms);  // the worker is now waiting until that deadline
+    for (int i = 0; i < 200; ++i) {
+      pool.submit([&] { ++ran; }, std::chrono::minutes(59) - std::chrono::milliseconds(i));
+      if (i % 20 == 0) std::this_thread::sleep_for(1ms);
+    }
+    pool.submit([&] { ++ran; });
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (ran.load() < 1 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(1ms);
+  }
+  CHECK(ran.load() == 1);  // the immediate task ran; the delayed ones were dropped with the pool
+}
