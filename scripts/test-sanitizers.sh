@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sanitizer stages of CI (issue 13 §4), each in its own build tree:
-#   asan: ASan + UBSan (-fno-sanitize-recover=all), everything built, the whole suite run
-#         (ctest label asan) in build-asan;
-#   tsan: TSan, only the threaded suites (ctest label tsan, target amp_tsan_tests) in build-tsan.
+#   asan: ASan + UBSan (-fno-sanitize-recover=all), the suites of AMP_ASAN_TESTS (ctest label
+#         asan, target amp_sanitizer_tests) in build-asan;
+#   tsan: TSan, the threaded suites of AMP_TSAN_TESTS (ctest label tsan, target
+#         amp_sanitizer_tests) in build-tsan. The lists are in tests/AmplifierTest.cmake.
 # Usage: scripts/test-sanitizers.sh [asan|tsan]...   (no argument: both)
 # Every report of a sanitizer, in a test or in any process it starts (the amplifier binary,
 # children), goes to a file under <tree>/sanitizer-reports/, and any such file fails the stage,
@@ -41,7 +42,7 @@ run_asan() {
   local tree=build-asan t0 t1 t2 rc=0
   t0=$(stage_timer)
   cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=address,undefined
-  cmake --build $tree -j "$jobs"
+  cmake --build $tree -j "$jobs" --target amp_sanitizer_tests
   t1=$(stage_timer)
   local reports=$root/$tree/sanitizer-reports
   rm -rf "$reports" && mkdir -p "$reports"
@@ -66,7 +67,7 @@ run_tsan() {
   local tree=build-tsan t0 t1 t2 rc=0
   t0=$(stage_timer)
   cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=thread
-  cmake --build $tree -j "$jobs" --target amp_tsan_tests
+  cmake --build $tree -j "$jobs" --target amp_sanitizer_tests
   t1=$(stage_timer)
   local reports=$root/$tree/sanitizer-reports
   rm -rf "$reports" && mkdir -p "$reports"
