@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_JOBS (targets run at once, default 1),
 # FUZZ_MAX_LEN (largest input tried, default 8192: longer seeds are cut, which keeps runs fast),
+# FUZZ_SEED (libFuzzer's -seed; unset: a new random seed each run; CI sets one so that its run
+# is the same exploration every time, a prefix of a longer run with that seed),
 # FUZZ_KEEP_CORPUS=1 merges the new inputs each run found back into fuzz/corpus/<target>/.
 # Prints executions and findings per target; exits 1 when any target found something (a crash,
 # a failed invariant, a leak, a sanitizer report or a timeout). A finding's input is kept as
@@ -41,8 +43,9 @@ run_target() {
   rm -rf "$out" "$build/findings/$target"
   mkdir -p "$out/corpus" "$build/findings/$target"
   # New inputs go to the run's own folder; the repository's corpus is only read.
-  local rc=0
-  "$build/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  local rc=0 seed_option=()
+  [ -n "${FUZZ_SEED:-}" ] && seed_option=(-seed="$FUZZ_SEED")
+  "$build/fuzz/$target" "${seed_option[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len="${FUZZ_MAX_LEN:-8192}" -print_final_stats=1 -artifact_prefix="$build/findings/$target/" \
     "$out/corpus" "fuzz/corpus/$target" >"$out/log" 2>&1 || rc=$?
   local execs

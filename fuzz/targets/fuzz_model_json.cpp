@@ -12,6 +12,8 @@
 
 #include <boost/json.hpp>
 
+#include <cmath>
+#include <limits>
 #include <optional>
 
 namespace json = boost::json;
@@ -30,6 +32,35 @@ std::optional<T> parse_as(const json::value &value) {
 json::value as_value(json::object object) { return json::value(std::move(object)); }
 json::value as_value(json::array array) { return json::value(std::move(array)); }
 
+// Equal, with doubles compared to a few ulps: Boost.JSON 1.81 parses doubles with its fast,
+// not its exact, algorithm, so a double written as text and read back may move in its last
+// bit (third-party behaviour; exact parsing came in a later Boost).
+bool same_json(const json::value &a, const json::value &b) {
+  if (a.is_double() || b.is_double()) {
+    if (!a.is_number() || !b.is_number()) return false;
+    const double x = a.to_number<double>(), y = b.to_number<double>();
+    return x == y || std::abs(x - y) <= 4 * std::numeric_limits<double>::epsilon() *
+                                             std::max(std::abs(x), std::abs(y));
+  }
+  if (a.is_object() && b.is_object()) {
+    const auto &x = a.get_object(), &y = b.get_object();
+    if (x.size() != y.size()) return false;
+    for (const auto &[key, value] : x) {
+      const json::value *other = y.if_contains(key);
+      if (!other || !same_json(value, *other)) return false;
+    }
+    return true;
+  }
+  if (a.is_array() && b.is_array()) {
+    const auto &x = a.get_array(), &y = b.get_array();
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_json(x[i], y[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
 // to_json(from_json(to_json(x))) == to_json(x), and the JSON text parses to the same value.
 template <class T>
 void check_round_trip(const T &parsed) {
@@ -38,7 +69,7 @@ void check_round_trip(const T &parsed) {
   FUZZ_CHECK(again.has_value());
   const json::value second = as_value(amplifier::to_json(*again));
   FUZZ_CHECK(first == second);
-  FUZZ_CHECK(json::parse(json::serialize(first)) == first);
+  FUZZ_CHECK(same_json(json::parse(json::serialize(first)), first));
 }
 
 template <class T>

@@ -106,3 +106,17 @@ TEST_CASE("StoredMessage admits both shapes and says which one it holds") {
   const amplifier::Message message = amplifier::to_unified(std::move(legacy));
   CHECK(std::get<std::vector<amplifier::ContentBlock>>(message.content).empty());
 }
+
+TEST_CASE("a legacy call's fields named like the block's own stay valid and are not lost") {
+  const json::value message = convert(R"({"role":"assistant","content":null,"tool_calls":[
+      {"id":"c1","name":"f","arguments":{},"visibility":"internal"},
+      {"id":"c2","name":"g","arguments":{},"visibility":{"b":2},"input":[1]}]})");
+  const json::array &content = blocks(message);
+  REQUIRE(content.size() == 2);
+  CHECK(content[0].at("visibility") == "internal");
+  CHECK(content[1].at("legacy_visibility") == json::parse(R"({"b":2})"));
+  CHECK(content[1].at("legacy_input") == json::parse("[1]"));
+  CHECK(content[1].at("input") == json::object());
+  // The result is a valid unified message (the old conversion made one no reader accepted).
+  CHECK_NOTHROW(amplifier::from_json<amplifier::Message>(message));
+}

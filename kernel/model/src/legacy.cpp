@@ -91,11 +91,28 @@ void set_tool_input(ToolCallBlock &block, const json::value &arguments) {
   block.extra["arguments"] = detail::owned_copy(arguments);
 }
 
+// A legacy call's own fields become the block's extra fields, except those named like a field
+// of the unified block: a string `visibility` is the block's visibility, and any other such
+// field is kept as `legacy_<name>`, so that nothing is lost and the block stays valid (a
+// visibility object copied as is made a block no reader accepts; found by fuzz_model_json).
+void move_legacy_fields(json::object &legacy, ToolCallBlock &block) {
+  if (const json::value *visibility = legacy.if_contains("visibility");
+      visibility && visibility->is_string()) {
+    block.visibility = std::string(visibility->get_string());
+    legacy.erase("visibility");
+  }
+  for (auto &[key, value] : legacy) {
+    const bool reserved = key == "type" || key == "id" || key == "name" || key == "input" ||
+                          key == "visibility";
+    block.extra[reserved ? "legacy_" + std::string(key) : std::string(key)] = std::move(value);
+  }
+}
+
 ToolCallBlock to_tool_call_block(LegacyToolCall call) {
   ToolCallBlock block;
   block.id = std::move(call.id);
   block.name = std::move(call.name);
-  block.extra = std::move(call.extra);
+  move_legacy_fields(call.extra, block);
   set_tool_input(block, call.arguments);
   return block;
 }
