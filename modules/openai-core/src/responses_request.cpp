@@ -166,20 +166,9 @@ json::object tool_definition(const amplifier::ToolSpec &spec) {
 
 // The Responses tool_choice, or nullopt for the API default (auto).
 std::optional<json::value> tool_choice(const json::value &choice, DegradationLog &degradations) {
-  using Mode = amplifier::provider::ToolChoice::Mode;
-  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
-  if (!read) return std::nullopt;
-  switch (read->mode) {
-    case Mode::named:
-      return json::object{{"type", "function"}, {"name", read->name}};
-    case Mode::none:
-      return json::value("none");
-    case Mode::required:
-      return json::value("required");
-    case Mode::automatic:
-      break;
-  }
-  return json::value("auto");
+  return amplifier::provider::openai_tool_choice(choice, degradations, [](std::string_view name) {
+    return json::value(json::object{{"type", "function"}, {"name", name}});
+  });
 }
 
 // response_format -> text.format: json_schema and json_object are the API's own modes.

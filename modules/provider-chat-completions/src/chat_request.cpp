@@ -132,20 +132,10 @@ json::object tool_definition(const amplifier::ToolSpec &spec) {
 
 // The Chat Completions tool_choice, or nullopt for the server's default (auto).
 std::optional<json::value> tool_choice(const json::value &choice, DegradationLog &degradations) {
-  using Mode = amplifier::provider::ToolChoice::Mode;
-  const auto read = amplifier::provider::read_tool_choice(choice, degradations);
-  if (!read) return std::nullopt;
-  switch (read->mode) {
-    case Mode::named:
-      return json::object{{"type", "function"}, {"function", json::object{{"name", read->name}}}};
-    case Mode::none:
-      return json::value("none");
-    case Mode::required:
-      return json::value("required");
-    case Mode::automatic:
-      break;
-  }
-  return json::value("auto");
+  return amplifier::provider::openai_tool_choice(choice, degradations, [](std::string_view name) {
+    return json::value(
+        json::object{{"type", "function"}, {"function", json::object{{"name", name}}}});
+  });
 }
 
 }  // namespace

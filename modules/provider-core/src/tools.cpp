@@ -42,4 +42,18 @@ std::optional<ToolChoice> read_tool_choice(const json::value &choice,
   return std::nullopt;
 }
 
+std::optional<json::value> openai_tool_choice(const json::value &choice,
+                                              DegradationLog &degradations,
+                                              json::value (*named)(std::string_view name)) {
+  const auto read = read_tool_choice(choice, degradations);
+  if (!read) return std::nullopt;
+  switch (read->mode) {
+    case ToolChoice::Mode::named: return named(read->name);
+    case ToolChoice::Mode::none: return json::value("none");
+    case ToolChoice::Mode::required: return json::value("required");
+    case ToolChoice::Mode::automatic: break;
+  }
+  return json::value("auto");
+}
+
 }  // namespace amplifier::provider

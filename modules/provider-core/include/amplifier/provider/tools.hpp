@@ -30,4 +30,11 @@ struct ToolChoice {
 std::optional<ToolChoice> read_tool_choice(const boost::json::value &choice,
                                            DegradationLog &degradations);
 
+// tool_choice as the OpenAI APIs take it (Responses, Chat Completions): "auto" | "none" |
+// "required", or `named(name)` for one tool (the APIs nest the name differently). nullopt as
+// read_tool_choice.
+std::optional<boost::json::value> openai_tool_choice(
+    const boost::json::value &choice, DegradationLog &degradations,
+    boost::json::value (*named)(std::string_view name));
+
 }  // namespace amplifier::provider
