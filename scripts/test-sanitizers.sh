@@ -38,52 +38,48 @@ check_reports() {
   fi
 }
 
-run_asan() {
-  local tree=build-asan t0 t1 t2 rc=0
-  t0=$(stage_timer)
-  cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=address,undefined
-  cmake --build $tree -j "$jobs" --target amp_sanitizer_tests
-  t1=$(stage_timer)
-  local reports=$root/$tree/sanitizer-reports
-  rm -rf "$reports" && mkdir -p "$reports"
-  # detect_leaks: LeakSanitizer works here (no ptrace of the tests); detect_odr_violation=0:
-  # modules are dlopen'ed RTLD_LOCAL with hidden symbols, and static helpers linked into
-  # several of them are separate copies by design, not ODR violations. handle_segv=0 (and bus,
-  # fpe): the deliberately crashing test modules (bad-crash-tool, ...) must die of their signal
-  # as in a normal build, which is what their tests check; ASan reports invalid accesses before
-  # they fault, and an unexpected crash still fails its test.
-  ASAN_OPTIONS="$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_odr_violation=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
-  UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/ubsan" \
-  LSAN_OPTIONS="$LSAN_OPTIONS:log_path=$reports/lsan" \
-    timeout --kill-after=30 "${AMP_ASAN_BUDGET:-2400}" \
-    ctest --test-dir $tree --output-on-failure --no-tests=error -j "$jobs" -L asan || rc=$?
-  t2=$(stage_timer)
-  check_reports "$reports" asan || rc=1
-  echo "asan stage: build $((t1 - t0)) s, tests $((t2 - t1)) s"
-  return $rc
+# The sanitizer options of stage $1, reporting into $2, as NAME=value words in STAGE_ENV.
+stage_environment() {
+  local reports=$2
+  case $1 in
+    # detect_leaks: LeakSanitizer works here (no ptrace of the tests); detect_odr_violation=0:
+    # modules are dlopen'ed RTLD_LOCAL with hidden symbols, and static helpers linked into
+    # several of them are separate copies by design, not ODR violations. handle_segv=0 (and
+    # bus, fpe): the deliberately crashing test modules (bad-crash-tool, ...) must die of their
+    # signal as in a normal build, which is what their tests check; ASan reports invalid
+    # accesses before they fault, and an unexpected crash still fails its test.
+    asan) STAGE_ENV=(
+        "ASAN_OPTIONS=$common:log_path=$reports/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_odr_violation=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0"
+        "UBSAN_OPTIONS=$UBSAN_OPTIONS:log_path=$reports/ubsan"
+        "LSAN_OPTIONS=$LSAN_OPTIONS:log_path=$reports/lsan") ;;
+    tsan) STAGE_ENV=(
+        "TSAN_OPTIONS=$common:log_path=$reports/tsan:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp") ;;
+  esac
 }
 
-run_tsan() {
-  local tree=build-tsan t0 t1 t2 rc=0
+# run_stage asan|tsan AMP_SANITIZE BUDGET: builds the stage's suites in build-<stage> and runs
+# them (ctest label <stage>) within BUDGET seconds; any report file fails the stage.
+run_stage() {
+  local stage=$1 sanitize=$2 budget=$3 tree=build-$1 t0 t1 t2 rc=0
   t0=$(stage_timer)
-  cmake -S . -B $tree -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE=thread
-  cmake --build $tree -j "$jobs" --target amp_sanitizer_tests
+  cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMP_SANITIZE="$sanitize"
+  cmake --build "$tree" -j "$jobs" --target amp_sanitizer_tests
   t1=$(stage_timer)
   local reports=$root/$tree/sanitizer-reports
   rm -rf "$reports" && mkdir -p "$reports"
-  TSAN_OPTIONS="$common:log_path=$reports/tsan:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp" \
-    timeout --kill-after=30 "${AMP_TSAN_BUDGET:-1200}" \
-    ctest --test-dir $tree --output-on-failure --no-tests=error -j "$jobs" -L tsan || rc=$?
+  stage_environment "$stage" "$reports"
+  env "${STAGE_ENV[@]}" timeout --kill-after=30 "$budget" \
+    ctest --test-dir "$tree" --output-on-failure --no-tests=error -j "$jobs" -L "$stage" || rc=$?
   t2=$(stage_timer)
-  check_reports "$reports" tsan || rc=1
-  echo "tsan stage: build $((t1 - t0)) s, tests $((t2 - t1)) s"
+  check_reports "$reports" "$stage" || rc=1
+  echo "$stage stage: build $((t1 - t0)) s, tests $((t2 - t1)) s"
   return $rc
 }
 
 for stage in "${stages[@]}"; do
   case $stage in
-    asan) run_asan ;;
-    tsan) run_tsan ;;
+    asan) run_stage asan address,undefined "${AMP_ASAN_BUDGET:-2400}" ;;
+    tsan) run_stage tsan thread "${AMP_TSAN_BUDGET:-1200}" ;;
     *) echo "usage: $0 [asan|tsan]..." >&2; exit 2 ;;
   esac
 done
