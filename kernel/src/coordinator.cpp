@@ -80,7 +80,8 @@ Coordinator::~Coordinator() {
 
 MountedModule &Coordinator::mount(std::string mount_point, std::string mount_name,
                                   std::shared_ptr<const LoadedModule> module,
-                                  boost::json::object config) {
+                                  boost::json::object config,
+                                  std::chrono::milliseconds call_timeout) {
   const amp_module_descriptor &d = *module->descriptor;
   if (d.kind != expected_kind(mount_point))
     throw ModuleLoadError(fmt::format("module '{}' is a {} module and cannot be mounted as {}",
@@ -91,6 +92,7 @@ MountedModule &Coordinator::mount(std::string mount_point, std::string mount_nam
   m->mount_name = std::move(mount_name);
   m->module = std::move(module);
   m->config = std::move(config);
+  m->call_timeout = call_timeout;
   m->host = amp_host{this, m.get()};
   if (auto it = m->config.find("priority"); it != m->config.end() && it->value().is_int64())
     m->priority = static_cast<int>(it->value().as_int64());
@@ -205,25 +207,23 @@ std::vector<std::pair<std::string, std::string>> Coordinator::run_session_ready(
 
 struct MountedModule::DelayedWork {
   std::atomic<bool> claimed{false};  // by whoever runs it: the timer or the expediter
-  void (*fn)(void *);
-  void *user_data;
+  std::function<void()> run;
 };
 
 void Coordinator::submit_module_work(MountedModule &m, std::chrono::milliseconds delay,
-                                     void (*fn)(void *), void *user_data) {
+                                     std::function<void()> run) {
   // Counted as code of the instance from now on: it is not destroyed before the work ran.
   m.active_invocations.fetch_add(1);
   try {
     if (delay.count() <= 0) {
-      WorkerPool::shared().submit([&m, fn, user_data] {
+      WorkerPool::shared().submit([&m, run = std::move(run)] {
         InvocationGuard inside(m, std::adopt_lock);
-        fn(user_data);
+        run();
       });
       return;
     }
     auto work = std::make_shared<MountedModule::DelayedWork>();
-    work->fn = fn;
-    work->user_data = user_data;
+    work->run = std::move(run);
     {
       std::lock_guard lock(m.delayed_mutex);
       m.delayed_work.push_back(work);
@@ -238,7 +238,7 @@ void Coordinator::submit_module_work(MountedModule &m, std::chrono::milliseconds
             std::erase(m.delayed_work, work);
           }
           InvocationGuard inside(m, std::adopt_lock);
-          work->fn(work->user_data);
+          work->run();
         },
         delay);
   } catch (...) {
@@ -257,7 +257,7 @@ void Coordinator::expedite_delayed_work(MountedModule &m) {
     if (work->claimed.exchange(true)) continue;  // its timer is running it right now
     WorkerPool::shared().submit([&m, work] {
       InvocationGuard inside(m, std::adopt_lock);  // still counted since submit_module_work
-      work->fn(work->user_data);
+      work->run();
     });
   }
 }
@@ -430,6 +430,7 @@ amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::strin
                                              amp_call_id *out_id) {
   auto call = calls_->create(provider, caller, std::move(observer));
   if (out_id) *out_id = call->id;
+  arm_call_deadline(provider, call);
   InvocationGuard inside(provider);
   provider.table<amp_provider_vtable>()->complete(
       provider.instance, call->id, amp_str{request_json.data(), request_json.size()});
@@ -455,6 +456,7 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
     });
     return call->id;
   }
+  arm_call_deadline(tool, call);
   tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
   WorkerPool::shared().submit([&tool, id = call->id, name = std::move(tool_name),
                                input = std::move(input_json)] {
@@ -469,6 +471,7 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
   if (!orchestrator_) throw std::logic_error("no orchestrator is mounted");
   auto call = calls_->create(*orchestrator_, nullptr, std::move(observer));
   MountedModule *orchestrator = orchestrator_;
+  arm_call_deadline(*orchestrator, call);
   {
     std::lock_guard lock(turn_->mutex);
     ++turn_->running;
@@ -489,6 +492,31 @@ amp_call_id Coordinator::start_orchestrator_call(std::string prompt_json, CallOb
     turn->returned.notify_all();
   });
   return call->id;
+}
+
+// The timer is the module's own delayed work: at unmount it runs early, finds the call ended
+// (unmount ends every call first) and does nothing, so it never outlives the instance.
+void Coordinator::arm_call_deadline(MountedModule &m, const std::shared_ptr<CallRecord> &call) {
+  if (m.call_timeout.count() <= 0) return;
+  submit_module_work(m, m.call_timeout, [this, &m, weak = std::weak_ptr<CallRecord>(call)] {
+    auto running = weak.lock();
+    if (!running) return;
+    {
+      std::lock_guard lock(running->delivery);
+      if (running->finished) return;
+    }
+    const std::string message =
+        fmt::format("module '{}' did not end the call within its timeout of {} ms", m.mount_name,
+                    m.call_timeout.count());
+    log(LogLevel::Warning, kComponent, message);
+    cancel_call(running->id, CancelLevel::Immediate);
+    calls_->finish_by_kernel(running, AMP_ERROR,
+                             boost::json::serialize(boost::json::object{
+                                 {"kind", "timeout"},
+                                 {"message", message},
+                                 {"module", std::string(m.id())},
+                                 {"retryable", false}}));
+  });
 }
 
 bool Coordinator::wait_turn_returned(std::chrono::milliseconds timeout) {

@@ -393,7 +393,7 @@ amp_status api_work_submit(amp_host *h, std::uint32_t delay_ms, void (*fn)(void 
                            void *user_data) {
   return guard(h, "work_submit", [&](Coordinator &c, MountedModule &self) {
     if (!fn) return AMP_INVALID_ARGUMENT;
-    c.submit_module_work(self, std::chrono::milliseconds(delay_ms), fn, user_data);
+    c.submit_module_work(self, std::chrono::milliseconds(delay_ms), [fn, user_data] { fn(user_data); });
     return AMP_OK;
   });
 }

@@ -214,7 +214,8 @@ std::shared_ptr<const LoadedModule> ModuleLoader::load(std::string_view id,
   return module;
 }
 
-std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file) {
+std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file,
+                                                         const amp_host_api *api) {
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(file, ec);
   if (ec) canonical = file;
@@ -237,7 +238,7 @@ std::shared_ptr<const LoadedModule> ModuleLoader::load_file(const fs::path &file
   auto &entry = library->get<const amp_module_descriptor *(uint32_t, uint32_t,
                                                            const amp_host_api *)>(AMP_ENTRY_SYMBOL);
   const amp_module_descriptor *descriptor =
-      entry(AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR, host_api_table());
+      entry(AMP_ABI_VERSION_MAJOR, AMP_ABI_VERSION_MINOR, api ? api : host_api_table());
   if (auto problems = descriptor_problems(descriptor); !problems.empty())
     throw ModuleLoadError(
         fmt::format("module file {}: {}", canonical.string(), problems.front().message));

@@ -1,5 +1,6 @@
 #include "amplifier/module_sources.hpp"
 
+#include "amplifier/isolation.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/user_dirs.hpp"
 
@@ -210,6 +211,23 @@ fs::path built_in_module_dir() {
   if (!runs_from_build_tree() || fs::is_directory(installed, error)) return installed;
   return AMP_BUILD_MODULE_DIR;
 }
+
+}  // namespace amplifier::module_sources
+
+namespace amplifier {
+
+std::filesystem::path module_host_program() {
+  if (const char *set = std::getenv("AMPLIFIER_MODULE_HOST"); set && *set) return set;
+  const auto installed = module_sources::install_prefix() / AMP_INSTALL_MODULE_HOST;
+  std::error_code error;
+  if (!module_sources::runs_from_build_tree() || std::filesystem::is_regular_file(installed, error))
+    return installed;
+  return AMP_BUILD_MODULE_HOST;
+}
+
+}  // namespace amplifier
+
+namespace amplifier::module_sources {
 
 std::vector<SearchDir> default_search_dirs() {
   std::vector<SearchDir> dirs;

@@ -164,10 +164,12 @@ std::string item_path(const std::string &path, std::size_t index) {
 
 constexpr std::array<std::string_view, 5> kTopLevelKeys = {"session", "providers", "tools", "hooks",
                                                            "agents"};
-constexpr std::array<std::string_view, 4> kModuleKeys = {"module", "source", "config",
-                                                         "required"};
-constexpr std::array<std::string_view, 5> kProviderKeys = {"module", "source", "config",
-                                                           "required", "instance_id"};
+constexpr std::array<std::string_view, 8> kModuleKeys = {
+    "module",  "source",          "config",           "required",
+    "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
+constexpr std::array<std::string_view, 9> kProviderKeys = {
+    "module",  "source",    "config",          "required",           "instance_id",
+    "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
 // Aliases make a small file describe an exponentially large tree; stop long before memory does.
 constexpr std::size_t kMaxConvertedNodes = 1'000'000;
 
@@ -361,6 +363,51 @@ class PlanParser {
     return std::nullopt;
   }
 
+  // A number within [minimum, maximum].
+  std::optional<double> read_number(const Field &field, double minimum, double maximum) {
+    json::value value = field.node.IsScalar() ? scalar_to_json(field, true) : json::value();
+    if (!value.is_number()) {
+      error(field.where, field.path, fmt::format("expected a number, got {}", describe_node(field.node)));
+      return std::nullopt;
+    }
+    double number = value.to_number<double>();
+    if (number < minimum || number > maximum) {
+      error(field.where, field.path,
+            fmt::format("{} is out of range [{}, {}]", field.node.Scalar(), minimum, maximum));
+      return std::nullopt;
+    }
+    return number;
+  }
+
+  std::optional<Isolation> read_isolation(const Field &field) {
+    auto text = read_string(field);
+    if (!text) return std::nullopt;
+    if (*text == "process") return Isolation::process;
+    if (*text == "in_process") return Isolation::in_process;
+    error(field.where, field.path,
+          fmt::format("unknown isolation '{}': expected process or in_process", *text));
+    return std::nullopt;
+  }
+
+  // The keys every module entry may have beyond module, source and config; false when `key`
+  // is none of them.
+  bool read_module_option(const std::string &key, const Field &value, ModuleSpec &spec) {
+    if (key == "required") {
+      spec.required = read_bool(value).value_or(false);
+    } else if (key == "isolation") {
+      spec.isolation = read_isolation(value).value_or(Isolation::inherit);
+    } else if (key == "timeout") {
+      spec.timeout_seconds = read_number(value, 0.001, 86'400).value_or(0);
+    } else if (key == "memory_limit_mb") {
+      spec.memory_limit_mb = std::size_t(read_number(value, 16, 1 << 20).value_or(0));
+    } else if (key == "restarts_per_minute") {
+      spec.restarts_per_minute = int(read_number(value, 0, 1000).value_or(3));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   std::string read_module_id(const Field &field) {
     const auto id = read_string(field);
     if (!id) {
@@ -403,8 +450,7 @@ class PlanParser {
           error(value.where, value.path, problem);
       } else if (key == "config") {
         spec.config = read_map(value, true);
-      } else if (key == "required") {
-        spec.required = read_bool(value).value_or(false);
+      } else if (read_module_option(key, value, spec)) {
       } else if (key == "instance_id" && accepts_instance_id) {
         spec.instance_id = read_string(value).value_or("");
         if (spec.instance_id.empty()) error(value.where, value.path, "instance_id is empty");
@@ -461,6 +507,8 @@ class PlanParser {
       } else if (key == "context") {
         has_context = true;
         plan.context = read_module_spec(value, true, false);
+      } else if (key == "isolation") {
+        plan.isolation = read_isolation(value).value_or(Isolation::in_process);
       } else {
         plan.session_extra[key] = to_json(value, true);
       }

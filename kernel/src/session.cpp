@@ -2,6 +2,7 @@
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/events.hpp"
+#include "amplifier/isolation.hpp"
 #include "amplifier/json_fields.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/module_loader.hpp"
@@ -13,6 +14,7 @@
 #include <boost/uuid/uuid_io.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 
@@ -102,14 +104,40 @@ struct Session::Impl {
   void mount(const std::string &mount_point, const ModuleSpec &spec, bool fatal) {
     fatal = fatal || spec.required;
     try {
-      auto module = loader.load(spec.module, spec.source);
-      coordinator->mount(mount_point, spec.mount_name(), module, spec.config);
+      const auto timeout = std::chrono::milliseconds(std::llround(spec.timeout_seconds * 1000));
+      const Isolation isolation = spec.isolation == Isolation::inherit ? plan.isolation : spec.isolation;
+      if (isolation == Isolation::process) {
+        // The deadline is the isolation's to enforce: it also kills the process.
+        coordinator->mount(mount_point, spec.mount_name(), load_isolated_module(spec, timeout),
+                           spec.config);
+      } else {
+        coordinator->mount(mount_point, spec.mount_name(), loader.load(spec.module, spec.source),
+                           spec.config, timeout);
+      }
     } catch (const std::exception &e) {
       failures.push_back({mount_point, spec.module, e.what(), fatal});
       if (fatal)
         throw SessionError(fmt::format("cannot mount {} '{}'{}: {}", mount_point, spec.module,
                                        spec.required ? " (required)" : "", e.what()));
     }
+  }
+
+  std::shared_ptr<const LoadedModule> load_isolated_module(const ModuleSpec &spec,
+                                                          std::chrono::milliseconds timeout) {
+    const ModuleLocation location = loader.locate(spec.module, spec.source);
+    log(LogLevel::Info, "loader",
+        fmt::format("module '{}': {} ({}), in its own process", spec.module,
+                    location.file.string(), location.origin));
+    IsolationOptions options;
+    options.call_timeout = timeout;
+    options.memory_limit_mb = spec.memory_limit_mb;
+    options.restarts_per_minute = spec.restarts_per_minute;
+    options.required = spec.required;
+    auto module = load_isolated(location.file, options);
+    if (module->id() != spec.module)
+      throw ModuleLoadError(fmt::format("module '{}': {} declares id '{}'", spec.module,
+                                        location.file.string(), module->id()));
+    return module;
   }
 
   // Whether the plan marks the module `id` required (a provider, tool or hook).

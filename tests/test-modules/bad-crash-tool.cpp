@@ -2,8 +2,6 @@
 // crash as the failure of the check that was running, and go on with the next check.
 #include "test_module_support.hpp"
 
-#include <cstdint>
-
 namespace {
 class CrashingTool final : public amp::sdk::ToolModule {
  public:
@@ -12,8 +10,7 @@ class CrashingTool final : public amp::sdk::ToolModule {
     return R"([{"name":"crash","description":"Dies.","parameters":{"type":"object"}}])";
   }
   void execute(amp_call_id, std::string_view, std::string_view) override {
-    // An unmapped address that is not null, so the compiler cannot turn it into a trap.
-    *reinterpret_cast<volatile int *>(std::uintptr_t{16}) = 1;  // SIGSEGV, on purpose
+    amp_test::segfault_now();  // on purpose
   }
 };
 }  // namespace

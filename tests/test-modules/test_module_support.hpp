@@ -3,6 +3,8 @@
 #pragma once
 #include "amplifier_sdk.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -39,6 +41,30 @@ inline std::string provider_info_json(std::string_view id) {
          amp::sdk::json_quote(id) +
          R"(,"credential_env_vars":[],"capabilities":["streaming"],"defaults":{},)"
          R"("config_fields":[]})";
+}
+
+}  // namespace amp_test
+
+namespace amp_test {
+
+// Whether a fault meant to happen once should happen now: true the first time for `marker`
+// (a file it then creates), false once the file exists. An empty marker faults every time.
+// A file, not memory: the fault must not repeat in the process that replaces a crashed one.
+inline bool fault_now(const std::string &marker) {
+  if (marker.empty()) return true;
+  if (std::FILE *existing = std::fopen(marker.c_str(), "r")) {
+    std::fclose(existing);
+    return false;
+  }
+  if (std::FILE *created = std::fopen(marker.c_str(), "w")) std::fclose(created);
+  return true;
+}
+
+// Dies of SIGSEGV: an unmapped address that is not null, so no compiler turns it into a trap.
+[[noreturn]] inline void segfault_now() {
+  volatile std::uintptr_t address = 16;
+  *reinterpret_cast<volatile int *>(address) = 1;
+  __builtin_unreachable();
 }
 
 }  // namespace amp_test

@@ -27,6 +27,7 @@ namespace amplifier {
 
 class Coordinator;
 class CallRegistry;
+struct CallRecord;
 class JsonSchema;
 struct MountedModule;
 
@@ -50,6 +51,9 @@ struct MountedModule {
   amp_host host;                   // the address handed to the module; stable for its life
   void *instance = nullptr;        // the module's own pointer
   int priority = 100;              // providers: lower is preferred
+  // The plan's `timeout:` for calls to this module (0: none). Past it a call ends with a
+  // `timeout` error and the module is told to cancel it.
+  std::chrono::milliseconds call_timeout{0};
   boost::json::value info;         // providers: get_info() at mount time
   // Threads currently executing inside the module's code on the kernel's behalf. A module may
   // end a call (call_finish) and still be returning through its own code, so the instance is
@@ -112,8 +116,11 @@ class Coordinator {
   // --- Mounting ------------------------------------------------------------------------
   // Creates an instance of `module` and mounts it at `mount_point`. Throws ModuleLoadError
   // with the module's reason when create fails or the kind doesn't fit the mount point.
+  // `call_timeout` (0: none) bounds each asynchronous call the kernel starts on the instance
+  // (provider completions, tool executions, turns).
   MountedModule &mount(std::string mount_point, std::string mount_name,
-                       std::shared_ptr<const LoadedModule> module, boost::json::object config);
+                       std::shared_ptr<const LoadedModule> module, boost::json::object config,
+                       std::chrono::milliseconds call_timeout = {});
   // Runs session_ready on every instance in mount order; returns the failures (id, reason).
   std::vector<std::pair<std::string, std::string>> run_session_ready();
   // Destroys every instance in reverse mount order (cancelling and waiting for their calls).
@@ -167,8 +174,8 @@ class Coordinator {
   bool wait_turn_returned(std::chrono::milliseconds timeout);
   // Runs fn(user_data) for module `m` on the shared worker pool after `delay` (amp_host_api
   // "work_submit"); counted as code of the instance until it has run.
-  void submit_module_work(MountedModule &m, std::chrono::milliseconds delay, void (*fn)(void *),
-                          void *user_data);
+  void submit_module_work(MountedModule &m, std::chrono::milliseconds delay,
+                          std::function<void()> work);
   // Raises a call's own cancellation level and notifies the module serving it.
   bool cancel_call(amp_call_id id, CancelLevel level, const MountedModule *caller = nullptr);
   // The level in force for a call: its own or the session's, whichever is higher.
@@ -186,6 +193,8 @@ class Coordinator {
   bool destroy_instance(MountedModule &m);
   // Runs the module's pending delayed work now (see MountedModule::delayed_work).
   void expedite_delayed_work(MountedModule &m);
+  // Ends `call` with a `timeout` error if it is still running after the module's call_timeout.
+  void arm_call_deadline(MountedModule &m, const std::shared_ptr<CallRecord> &call);
   struct TurnState;
 
   HookRegistry &hooks_;

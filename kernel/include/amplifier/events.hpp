@@ -42,6 +42,10 @@ inline constexpr std::string_view kApprovalDenied = "approval:denied";
 inline constexpr std::string_view kCancelRequested = "cancel:requested";
 inline constexpr std::string_view kCancelCompleted = "cancel:completed";
 inline constexpr std::string_view kModuleLoadFailed = "module:load_failed";
+// A module in its own process died or was killed (isolation: process); it restarts on its
+// next call unless it crashed too often.
+inline constexpr std::string_view kModuleCrashed = "module:crashed";
+inline constexpr std::string_view kModuleRestarted = "module:restarted";
 
 inline constexpr std::array kAll = {
     kSessionStart, kSessionEnd, kSessionFork, kSessionResume, kPromptSubmit, kPromptComplete,
@@ -51,5 +55,5 @@ inline constexpr std::array kAll = {
     kToolError, kContextPreCompact, kContextPostCompact, kContextCompaction,
     kOrchestratorComplete, kExecutionStart, kExecutionEnd, kUserNotification, kArtifactWrite,
     kArtifactRead, kPolicyViolation, kApprovalRequired, kApprovalGranted, kApprovalDenied,
-    kCancelRequested, kCancelCompleted, kModuleLoadFailed};
+    kCancelRequested, kCancelCompleted, kModuleLoadFailed, kModuleCrashed, kModuleRestarted};
 }  // namespace amplifier::events

@@ -76,8 +76,11 @@ class ModuleLoader {
   // (refused right after the entry point ran, before any instance exists).
   std::shared_ptr<const LoadedModule> load(std::string_view id, std::string_view source = {});
 
-  // Loads a specific file (same checks; the id is taken from the descriptor).
-  std::shared_ptr<const LoadedModule> load_file(const std::filesystem::path &file);
+  // Loads a specific file (same checks; the id is taken from the descriptor). The entry point
+  // gets `api` (default: host_api_table()); amplifier-module-host passes its own, which
+  // forwards every call to the host that runs it.
+  std::shared_ptr<const LoadedModule> load_file(const std::filesystem::path &file,
+                                                const amp_host_api *api = nullptr);
 
   // Every module the resolution order can see without a plan: the AMPLIFIER_MODULE_<ID>
   // overrides, then every *.so of each search folder, loaded or not. A module found again

@@ -18,6 +18,10 @@ struct PlanLocation {
   int column = 0;
 };
 
+// Where a module's code runs: in the host's process, or in one of its own
+// (amplifier/isolation.hpp). `inherit` takes the plan's `session.isolation`.
+enum class Isolation { inherit, in_process, process };
+
 struct ModuleSpec {
   std::string module;       // module id, e.g. "provider-mock"
   std::string source;       // optional: where to get the module (module_sources.hpp); a relative
@@ -27,6 +31,12 @@ struct ModuleSpec {
   // does not start (orchestrator and context are always required). Otherwise a failure is
   // announced (module:load_failed) and the session runs without the module.
   bool required = false;
+  Isolation isolation = Isolation::inherit;  // `isolation: process | in_process`
+  // `timeout: SECONDS`, the deadline of each call the host makes to the module; 0 for none.
+  // Past it the call ends with a `timeout` error (and an isolated module's process is killed).
+  double timeout_seconds = 0;
+  std::size_t memory_limit_mb = 0;  // `memory_limit_mb:` the process's limit (isolation only)
+  int restarts_per_minute = 3;      // `restarts_per_minute:` before it stays down (isolation)
   boost::json::object config;
   PlanLocation location;
   // The name it is mounted under: instance_id when set, else module.
@@ -40,6 +50,7 @@ struct MountPlan {
   std::vector<ModuleSpec> providers;
   std::vector<ModuleSpec> tools;
   std::vector<ModuleSpec> hooks;
+  Isolation isolation = Isolation::in_process;  // `session.isolation`: the modules' default
   boost::json::object session_extra;  // other keys under `session`, passed through
   boost::json::object agents;         // passed through untouched
   std::vector<std::string> warnings;  // "file:line:col: key: message"

@@ -12,7 +12,7 @@ using detail::JsonPath;
 
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kKindNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 18> kKindNames{{
     {ErrorKind::rate_limit, "rate_limit"},
     {ErrorKind::authentication, "authentication"},
     {ErrorKind::access_denied, "access_denied"},
@@ -30,6 +30,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 17> kKindNames{{
     {ErrorKind::invalid_tool_call, "invalid_tool_call"},
     {ErrorKind::configuration, "configuration"},
     {ErrorKind::internal, "internal"},
+    {ErrorKind::module_crashed, "module_crashed"},
 }};
 
 // Spellings of the reference kernel (amplifier-core), accepted so its payloads parse.

@@ -30,6 +30,8 @@ enum class ErrorKind {
   invalid_tool_call,
   configuration,
   internal,
+  // A module run in its own process (isolation: process) died, or was killed, mid-call.
+  module_crashed,
 };
 
 std::string_view to_string(ErrorKind kind);

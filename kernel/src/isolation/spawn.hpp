@@ -1,0 +1,47 @@
+// Starting and ending amplifier-module-host processes.
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace amplifier::isolation {
+
+struct SpawnedProcess {
+  pid_t pid = -1;
+  int socket_fd = -1;  // the host's end of the socketpair (the child has fd 3)
+  int output_fd = -1;  // read end of the child's stderr
+};
+
+// Forks and executes `program LIBRARY` with the socketpair on fd 3, its stderr on a pipe (the
+// host logs each line under the module's name), its stdout the host's own (a display hook
+// writes to the terminal as it would in process),
+// stdin from /dev/null, in a process group of its own (a Ctrl-C at the terminal is the host's
+// to handle), dying with the host (PR_SET_PDEATHSIG), its address space limited when
+// `memory_limit_mb` is not 0. Forks from one long-lived thread, because the death signal
+// follows the thread that forked, not the process. Throws std::system_error on failure.
+SpawnedProcess spawn_module_host(const std::filesystem::path &program,
+                                 const std::filesystem::path &library,
+                                 std::size_t memory_limit_mb);
+
+// How a child ended, once: reaps it (SIGKILL after `grace` if it has not ended by then).
+class ProcessEnd {
+ public:
+  explicit ProcessEnd(pid_t pid) : pid_(pid) {}
+  // The wait status (as waitpid's), reaping the child if nobody has yet.
+  int reap(std::chrono::milliseconds grace);
+  void kill();  // SIGKILL, unless already reaped
+  // "killed by signal 11 (SIGSEGV)", "exited with status 3".
+  static std::string describe(int wait_status);
+
+ private:
+  pid_t pid_;
+  std::mutex mutex_;
+  std::optional<int> status_;
+};
+
+}  // namespace amplifier::isolation

@@ -1,0 +1,344 @@
+// `isolation: process`: modules that segfault, abort, hang or allocate without bound, each in
+// a process of its own, in real sessions. Each is survived (typed errors, module:crashed),
+// restarted on its next call, and the rest of the session completes.
+#include "amplifier/coordinator.hpp"
+#include "session_harness.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+using namespace amp_test;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+// A fresh folder for marker files.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    char pattern[] = "/tmp/amp-isolation-XXXXXX";
+    dir = ::mkdtemp(pattern);
+  }
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+  std::string path(std::string_view name) const { return (dir / name).string(); }
+};
+
+std::string error_kind(const amplifier::TurnResult &turn) {
+  return turn.error.is_object() ? string_at(turn.error.as_object(), "kind") : std::string();
+}
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// A turn's tool result text (the transcript's last tool message), serialised.
+std::string last_tool_output(amplifier::Session &session) {
+  auto tools = tool_messages(transcript(session));
+  return tools.empty() ? std::string() : json::serialize(tool_output(tools.back()));
+}
+
+bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("a whole session in module processes runs as it does in process") {
+  const std::string plan = R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+  isolation: ISOLATION
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - thinking: "I should shout."
+          tool_calls: [{id: call_1, name: c_upper, input: {text: hi}}]
+        - text: "It said HI."
+tools:
+  - module: tool-c-echo
+)";
+  auto run = [&](std::string isolation) {
+    std::string yaml = plan;
+    yaml.replace(yaml.find("ISOLATION"), 9, isolation);
+    auto session = make_session(yaml);
+    EventLog events(session->hooks());
+    session->initialize();
+    auto turn = session->execute("echo hi");
+    CHECK(turn.status == "success");
+    CHECK(events.count("module:crashed") == 0);
+    return std::make_pair(turn.response, json::serialize(transcript(*session)));
+  };
+  auto in_process = run("in_process");
+  auto isolated = run("process");
+  CHECK(isolated.first == "It said HI.");
+  CHECK(contains(isolated.second, R"("output":"HI")"));
+  CHECK(isolated == in_process);
+}
+
+TEST_CASE("a provider that segfaults mid-stream fails its call, and its restart answers") {
+  Scratch s;
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-streaming
+  context: context-simple
+providers:
+  - module: crash-provider
+    isolation: process
+    config: {crash_marker: ")" + s.path("crashed") + R"("}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+
+  auto first = session->execute("hello");
+  CHECK(first.status == "error");
+  CHECK(error_kind(first) == "module_crashed");
+  CHECK(contains(json::serialize(first.error), "SIGSEGV"));
+  REQUIRE(events.wait_for("module:crashed", kPatience));
+  auto crash = events.payloads("module:crashed").front();
+  CHECK(crash.at("module") == "crash-provider");
+  CHECK(crash.at("signal") == SIGSEGV);
+  CHECK(crash.at("will_restart") == true);
+  CHECK(crash.at("calls_failed") == 1);
+  CHECK(events.count("content_block:delta") >= 1);  // it was streaming when it died
+
+  auto second = session->execute("again");
+  CHECK(second.status == "success");
+  CHECK(second.response == "recovered: 1");  // a new process: its first call
+  CHECK(events.count("module:restarted") == 1);
+  CHECK(transcript_problems(transcript(*session)).empty());
+}
+
+TEST_CASE("a tool that aborts ends with an error result the model reads; the next call restarts it") {
+  Scratch s;
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: abort, input: {}}]
+        - text: "The tool crashed."
+        - tool_calls: [{id: call_2, name: echo, input: {n: 2}}]
+        - text: "Echoed."
+tools:
+  - module: crash-tool
+    isolation: process
+    config: {marker: ")" + s.path("aborted") + R"("}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+
+  auto first = session->execute("abort please");
+  CHECK(first.status == "success");
+  CHECK(first.response == "The tool crashed.");
+  std::string output = last_tool_output(*session);
+  CHECK(contains(output, "module 'crash-tool' crashed (killed by signal 6 (SIGABRT))"));
+  REQUIRE(events.count("module:crashed") == 1);
+  CHECK(events.payloads("module:crashed").front().at("signal") == SIGABRT);
+
+  auto second = session->execute("echo please");
+  CHECK(second.response == "Echoed.");
+  output = last_tool_output(*session);
+  CHECK(contains(output, R"("echo":{"n":2})"));
+  CHECK_FALSE(contains(output, std::to_string(::getpid())));  // it ran in another process
+  CHECK(transcript_problems(transcript(*session)).empty());
+}
+
+TEST_CASE("a tool that allocates without bound dies at its memory limit, not the host") {
+  Scratch s;
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: leak, input: {}}]
+        - text: "It ran out."
+        - tool_calls: [{id: call_2, name: echo, input: {}}]
+        - text: "Back."
+tools:
+  - module: crash-tool
+    isolation: process
+    memory_limit_mb: 256
+    config: {marker: ")" + s.path("leaked") + R"("}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  CHECK(session->execute("leak").response == "It ran out.");
+  CHECK(contains(last_tool_output(*session), "module 'crash-tool' crashed (killed by signal"));
+  REQUIRE(events.count("module:crashed") == 1);
+  CHECK(session->execute("echo").response == "Back.");
+}
+
+TEST_CASE("a hook that hangs past its timeout is killed and skipped; the turn completes") {
+  Scratch s;
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: echo, input: {text: one}}]
+        - text: "First done."
+        - tool_calls: [{id: call_2, name: echo, input: {text: two}}]
+        - text: "Second done."
+tools:
+  - module: crash-tool
+    isolation: process
+hooks:
+  - module: crash-hook
+    isolation: process
+    timeout: 0.5
+    config: {event: "tool:pre", fault: hang, marker: ")" + s.path("hung") + R"("}
+)");
+  EventLog events(session->hooks());
+  LogCapture logs;
+  session->initialize();
+
+  auto first = session->execute("one");
+  CHECK(first.response == "First done.");
+  CHECK(contains(last_tool_output(*session), R"("echo":{"text":"one"})"));  // the hook was skipped
+  REQUIRE(events.wait_for("module:crashed", kPatience));
+  auto crash = events.payloads("module:crashed").front();
+  CHECK(contains(string_at(crash, "reason"), "took longer than 500 ms"));
+  CHECK(crash.at("signal") == SIGKILL);
+  // Its stderr is logged under its name.
+  REQUIRE(logs.wait_for({"crash-hook: hello from pid"}, 1, kPatience));
+  for (const auto &line : logs.lines())
+    if (contains(line.message, "hello from pid")) CHECK(line.component.starts_with("crash-hook [pid "));
+
+  auto second = session->execute("two");
+  CHECK(second.response == "Second done.");
+  CHECK(events.count("module:restarted") == 1);
+  CHECK(events.count("module:crashed") == 1);
+}
+
+TEST_CASE("a required hook that cannot answer denies: the action does not happen") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: echo, input: {text: secret}}]
+        - text: "Done."
+tools:
+  - module: crash-tool
+    isolation: process
+hooks:
+  - module: crash-hook
+    isolation: process
+    required: true
+    config: {event: "tool:pre", fault: segfault}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  auto turn = session->execute("go");
+  CHECK(turn.response == "Done.");
+  std::string output = last_tool_output(*session);
+  CHECK(contains(output, "required hook unavailable"));
+  CHECK(events.count("tool:post") == 0);  // denied, so it never ran
+  CHECK(events.wait_for("module:crashed", kPatience));
+}
+
+TEST_CASE("a module that keeps crashing stays down after its restarts, with a clear error") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: crash-provider
+    isolation: process
+    restarts_per_minute: 1
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  CHECK(error_kind(session->execute("1")) == "module_crashed");  // the first process
+  CHECK(error_kind(session->execute("2")) == "module_crashed");  // its one restart
+  auto third = session->execute("3");
+  CHECK(error_kind(third) == "module_crashed");
+  CHECK(contains(third.response, "stays down"));
+  CHECK(events.count("module:restarted") == 1);
+  CHECK(events.count("module:crashed") == 2);
+}
+
+TEST_CASE("a module that cannot load in its process fails to mount with the loader's reason") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+  isolation: process
+providers:
+  - module: provider-mock
+tools:
+  - module: bad-abi-major
+  - module: bad-init-fails
+)");
+  session->initialize();
+  const auto &failures = session->load_failures();
+  REQUIRE(failures.size() == 2);
+  CHECK(contains(failures[0].error, "ABI 99"));
+  CHECK(contains(failures[1].error, "the setting 'endpoint' is required but missing"));
+  CHECK(session->execute("hi").status == "success");
+}
+
+TEST_CASE("an in-process call past its timeout ends with a timeout error") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: bad-ignores-cancel
+    timeout: 0.02
+)");
+  session->initialize();
+  auto turn = session->execute("hi");  // the provider answers after 50 ms: too late
+  CHECK(turn.status == "error");
+  CHECK(error_kind(turn) == "timeout");
+  CHECK(contains(turn.response, "within its timeout of 20 ms"));
+}
+
+TEST_CASE("module processes end with the session") {
+  Scratch s;
+  const std::string pid_file = s.path("pid");
+  {
+    auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+hooks:
+  - module: crash-hook
+    isolation: process
+    config: {event: "never:happens", pid_file: ")" + pid_file + R"("}
+)");
+    session->initialize();
+    CHECK(session->execute("hi").status == "success");
+  }
+  std::ifstream in(pid_file);
+  pid_t pid = 0;
+  in >> pid;
+  REQUIRE(pid > 0);
+  CHECK(pid != ::getpid());
+  CHECK_FALSE(process_alive(pid));
+}

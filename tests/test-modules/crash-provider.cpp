@@ -1,0 +1,45 @@
+// crash-provider: a streaming provider that dies of SIGSEGV in the middle of its stream, after
+// `deltas_before_crash` text deltas (default 2). With `crash_marker` (a file path) it crashes
+// only while that file does not exist (and creates it), so the process that replaces it
+// answers: "recovered: <n>" where n counts the calls this process served. Without it, it
+// crashes on every call. Only ever mounted with `isolation: process` (tests/isolation).
+#include "test_module_support.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <atomic>
+
+namespace {
+class CrashProvider final : public amp::sdk::ProviderModule {
+ public:
+  CrashProvider(amp::sdk::Host host, std::string_view config) : ProviderModule(host) {
+    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
+    if (auto *o = parsed.if_object()) {
+      if (auto *m = o->if_contains("crash_marker"); m && m->is_string())
+        marker_ = std::string(m->as_string());
+      if (auto *n = o->if_contains("deltas_before_crash"); n && n->is_int64())
+        deltas_ = int(n->as_int64());
+    }
+  }
+  std::string info() override { return amp_test::provider_info_json("crash-provider"); }
+  void complete(amp_call_id call, std::string_view) override {
+    const int served = ++served_;
+    host().call_event(call, R"({"type":"content_block_start","index":0,"block":{"type":"text"}})");
+    if (amp_test::fault_now(marker_)) {
+      for (int i = 0; i < deltas_; ++i) host().emit_text_delta(call, 0, "partial ");
+      amp_test::segfault_now();
+    }
+    const std::string text = "recovered: " + std::to_string(served);
+    host().emit_text_delta(call, 0, text);
+    host().call_finish(call, AMP_OK, amp_test::text_response_json(text));
+  }
+
+ private:
+  std::string marker_;
+  int deltas_ = 2;
+  std::atomic<int> served_{0};
+};
+}  // namespace
+
+AMP_DEFINE_MODULE(CrashProvider, "crash-provider", "1.0.0",
+                  "Test module: a provider that segfaults mid-stream")

@@ -1,0 +1,51 @@
+// crash-tool: tools that kill their process, for tests of `isolation: process`.
+//   abort   calls std::abort() (SIGABRT)
+//   leak    allocates and touches memory without bound, never checking: under a memory limit
+//           malloc fails and the write through its null result kills the process
+//   echo    answers {"echo": input}, and the pid of its process
+// `abort` and `leak` fault only while the file `marker` (config) does not exist, and create
+// it; without `marker` they fault every time. Never mount it in process: it kills the host.
+#include "test_module_support.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace {
+class CrashTool final : public amp::sdk::ToolModule {
+ public:
+  CrashTool(amp::sdk::Host host, std::string_view config) : ToolModule(host) {
+    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
+    if (auto *o = parsed.if_object())
+      if (auto *m = o->if_contains("marker"); m && m->is_string()) marker_ = std::string(m->as_string());
+  }
+  std::string list_tools() override {
+    return R"([{"name":"abort","description":"Aborts.","parameters":{"type":"object"}},)"
+           R"({"name":"leak","description":"Allocates without bound.","parameters":{"type":"object"}},)"
+           R"({"name":"echo","description":"Echoes.","parameters":{"type":"object"}}])";
+  }
+  void execute(amp_call_id call, std::string_view tool, std::string_view input) override {
+    if (tool == "abort" && amp_test::fault_now(marker_)) std::abort();
+    if (tool == "leak" && amp_test::fault_now(marker_)) leak();
+    std::string output = R"({"success":true,"output":{"echo":)" +
+                         std::string(input.empty() ? std::string_view("null") : input) +
+                         R"(,"pid":)" + std::to_string(::getpid()) + "}}";
+    host().call_finish(call, AMP_OK, output);
+  }
+
+ private:
+  [[noreturn]] static void leak() {
+    constexpr std::size_t kChunk = 8 << 20;
+    for (;;) {
+      auto *block = static_cast<char *>(std::malloc(kChunk));
+      std::memset(block, 0x5a, kChunk);  // null once the limit is reached: SIGSEGV
+    }
+  }
+  std::string marker_;
+};
+}  // namespace
+
+AMP_DEFINE_MODULE(CrashTool, "crash-tool", "1.0.0",
+                  "Test module: tools that abort or allocate without bound")
