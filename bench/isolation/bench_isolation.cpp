@@ -133,7 +133,8 @@ Figures measure(bool isolated, int calls, std::size_t stream_chars) {
   coordinator.start_provider_call(*long_stream, request, wait.observer());
   wait.wait();
   f.deltas = wait.deltas;
-  f.stream_ns_per_delta = micros_since(start) * 1000.0 / double(std::max<std::size_t>(1, wait.deltas));
+  f.stream_ns_per_delta =
+      micros_since(start) * 1000.0 / double(std::max<std::size_t>(1, wait.deltas));
   return f;
 }
 
@@ -145,11 +146,13 @@ int main(int argc, char **argv) {
   amplifier::set_log_level(amplifier::LogLevel::Error);
   Figures in = measure(false, calls, stream_chars);
   Figures out = measure(true, calls, stream_chars);
-  fmt::print("isolation: process against in process, medians of {} calls; one stream of {} deltas\n",
-             calls, in.deltas);
+  fmt::print(
+      "isolation: process against in process, medians of {} calls; one stream of {} deltas\n",
+      calls, in.deltas);
   fmt::print("{:<28}{:>14}{:>14}{:>14}\n", "", "in process", "isolated", "added");
   auto row = [](const char *label, double a, double b, const char *unit) {
-    fmt::print("{:<28}{:>11.1f} {}{:>11.1f} {}{:>11.1f} {}\n", label, a, unit, b, unit, b - a, unit);
+    fmt::print("{:<28}{:>11.1f} {}{:>11.1f} {}{:>11.1f} {}\n", label, a, unit, b, unit, b - a,
+               unit);
   };
   row("provider call (µs)", in.provider_call_us, out.provider_call_us, "  ");
   row("tool call (µs)", in.tool_call_us, out.tool_call_us, "  ");

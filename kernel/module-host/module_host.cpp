@@ -31,7 +31,9 @@ constexpr int kSocketFd = 3;
 // How long destroy waits for the module's own tasks (executes, submitted work) to return.
 constexpr auto kDestroyGrace = std::chrono::seconds(5);
 
-std::string_view view(amp_str s) { return s.data ? std::string_view(s.data, s.len) : std::string_view(); }
+std::string_view view(amp_str s) {
+  return s.data ? std::string_view(s.data, s.len) : std::string_view();
+}
 
 struct CapturingWriter : amp_writer {
   std::string text;
@@ -143,8 +145,8 @@ amp_status api_capability_register(amp_host *, amp_str name, amp_str value) {
 amp_status api_capability_get(amp_host *, amp_str name, amp_writer *out) {
   return g_process->forward_into(Message(Fn::capability_get, {view(name)}), out);
 }
-amp_status api_channel_contribute(amp_host *, amp_str channel, amp_str name,
-                                  amp_contributor_fn fn, void *user_data) {
+amp_status api_channel_contribute(amp_host *, amp_str channel, amp_str name, amp_contributor_fn fn,
+                                  void *user_data) {
   return g_process->contribute(channel, name, fn, user_data);
 }
 amp_status api_channel_collect(amp_host *, amp_str channel, amp_writer *out) {
@@ -275,10 +277,10 @@ void ModuleProcess::start(const char *library) {
   const std::string id = descriptor_->id;
   const std::string version = descriptor_->version ? descriptor_->version : "";
   const std::string description = descriptor_->description ? descriptor_->description : "";
-  channel_->notify(Message(
-      Fn::hello, {id, version, description, descriptor_->session_ready ? "1" : ""},
-      std::uint64_t(descriptor_->kind),
-      (std::uint64_t(descriptor_->abi_major) << 32) | descriptor_->abi_minor));
+  channel_->notify(Message(Fn::hello,
+                           {id, version, description, descriptor_->session_ready ? "1" : ""},
+                           std::uint64_t(descriptor_->kind),
+                           (std::uint64_t(descriptor_->abi_major) << 32) | descriptor_->abi_minor));
 }
 
 void ModuleProcess::wait_forever() {
@@ -292,9 +294,12 @@ void ModuleProcess::on_closed(const std::string &) {
 
 Reply ModuleProcess::on_request(const Frame &frame) {
   switch (frame.fn) {
-    case Fn::create: return create(frame.string(0));
-    case Fn::destroy: return destroy();
-    default: break;
+    case Fn::create:
+      return create(frame.string(0));
+    case Fn::destroy:
+      return destroy();
+    default:
+      break;
   }
   if (!instance_) return Reply{AMP_ERROR, 0, "the module instance does not exist"};
   return call_module(frame);
@@ -305,8 +310,8 @@ Reply ModuleProcess::create(std::string_view config) {
   auto parsed = boost::json::parse(config, ec);
   if (!ec && parsed.is_object()) config_ = std::move(parsed.as_object());
   CapturingWriter error;
-  amp_status status = descriptor_->create(host_handle(), amp_str{config.data(), config.size()},
-                                          &instance_, &error);
+  amp_status status =
+      descriptor_->create(host_handle(), amp_str{config.data(), config.size()}, &instance_, &error);
   return Reply{std::uint64_t(status), 0, std::move(error.text)};
 }
 
@@ -323,7 +328,8 @@ Reply ModuleProcess::destroy() {
       }
     delayed_.clear();
   }
-  for (auto &work : expedited) WorkerPool::shared().submit([this, work] { finish_task(work->run); });
+  for (auto &work : expedited)
+    WorkerPool::shared().submit([this, work] { finish_task(work->run); });
   std::unique_lock lock(mutex_);
   bool idle = tasks_cv_.wait_for(lock, kDestroyGrace, [&] { return tasks_running_ == 0; });
   lock.unlock();
@@ -345,7 +351,9 @@ Reply ModuleProcess::call_module(const Frame &frame) {
     case Fn::provider_list_models:
       status = table<amp_provider_vtable>()->list_models(instance_, &out);
       break;
-    case Fn::tool_list: status = table<amp_tool_vtable>()->list_tools(instance_, &out); break;
+    case Fn::tool_list:
+      status = table<amp_tool_vtable>()->list_tools(instance_, &out);
+      break;
     case Fn::hook_invoke: {
       std::pair<amp_hook_fn, void *> hook{};
       {
@@ -369,7 +377,8 @@ Reply ModuleProcess::call_module(const Frame &frame) {
       status = contributor.first(contributor.second, &out);
       break;
     }
-    default: return context_call(frame);
+    default:
+      return context_call(frame);
   }
   return Reply{std::uint64_t(status), 0, std::move(out.text)};
 }
@@ -381,14 +390,23 @@ Reply ModuleProcess::context_call(const Frame &frame) {
   CapturingWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
-    case Fn::context_add: status = context->add_message(instance_, arg); break;
-    case Fn::context_get: status = context->get_messages(instance_, &out); break;
+    case Fn::context_add:
+      status = context->add_message(instance_, arg);
+      break;
+    case Fn::context_get:
+      status = context->get_messages(instance_, &out);
+      break;
     case Fn::context_get_for_request:
       status = context->get_messages_for_request(instance_, arg, &out);
       break;
-    case Fn::context_set: status = context->set_messages(instance_, arg); break;
-    case Fn::context_clear: status = context->clear(instance_); break;
-    default: return Reply{AMP_UNSUPPORTED, 0, fmt::format("unknown request {}", int(frame.fn))};
+    case Fn::context_set:
+      status = context->set_messages(instance_, arg);
+      break;
+    case Fn::context_clear:
+      status = context->clear(instance_);
+      break;
+    default:
+      return Reply{AMP_UNSUPPORTED, 0, fmt::format("unknown request {}", int(frame.fn))};
   }
   return Reply{std::uint64_t(status), 0, std::move(out.text)};
 }
@@ -397,12 +415,19 @@ void ModuleProcess::on_notify(const Frame &frame) {
   switch (frame.fn) {
     case Fn::provider_complete:
     case Fn::tool_execute:
-    case Fn::orchestrator_execute: start_async(frame); return;
-    case Fn::cancel: cancel(frame.a, static_cast<amp_cancel_level>(frame.b)); return;
+    case Fn::orchestrator_execute:
+      start_async(frame);
+      return;
+    case Fn::cancel:
+      cancel(frame.a, static_cast<amp_cancel_level>(frame.b));
+      return;
     case Fn::sink_event:
     case Fn::sink_delta:
-    case Fn::sink_finish: deliver_to_sink(frame); return;
-    default: log(LogLevel::Warning, "module-host", fmt::format("unexpected message {}", int(frame.fn)));
+    case Fn::sink_finish:
+      deliver_to_sink(frame);
+      return;
+    default:
+      log(LogLevel::Warning, "module-host", fmt::format("unexpected message {}", int(frame.fn)));
   }
 }
 
@@ -414,15 +439,17 @@ void ModuleProcess::start_async(const Frame &frame) {
   }
   if (frame.fn == Fn::provider_complete) {  // must return at once: runs right here, in order
     auto request = frame.string(0);
-    table<amp_provider_vtable>()->complete(instance_, call, amp_str{request.data(), request.size()});
+    table<amp_provider_vtable>()->complete(instance_, call,
+                                           amp_str{request.data(), request.size()});
     return;
   }
   // Tools and turns may block for minutes: each gets a pool thread, as in the host.
   if (frame.fn == Fn::tool_execute) {
-    run_task([this, call, tool = std::string(frame.string(0)), input = std::string(frame.string(1))] {
-      table<amp_tool_vtable>()->execute(instance_, call, amp_str{tool.data(), tool.size()},
-                                        amp_str{input.data(), input.size()});
-    });
+    run_task(
+        [this, call, tool = std::string(frame.string(0)), input = std::string(frame.string(1))] {
+          table<amp_tool_vtable>()->execute(instance_, call, amp_str{tool.data(), tool.size()},
+                                            amp_str{input.data(), input.size()});
+        });
   } else {
     run_task([this, call, prompt = std::string(frame.string(0))] {
       table<amp_orchestrator_vtable>()->execute(instance_, call,
@@ -454,12 +481,17 @@ void ModuleProcess::cancel(amp_call_id call, amp_cancel_level level) {
     it->second = std::max(it->second, level);
   }
   switch (descriptor_->kind) {
-    case AMP_KIND_PROVIDER: table<amp_provider_vtable>()->cancel(instance_, call, level); break;
-    case AMP_KIND_TOOL: table<amp_tool_vtable>()->cancel(instance_, call, level); break;
+    case AMP_KIND_PROVIDER:
+      table<amp_provider_vtable>()->cancel(instance_, call, level);
+      break;
+    case AMP_KIND_TOOL:
+      table<amp_tool_vtable>()->cancel(instance_, call, level);
+      break;
     case AMP_KIND_ORCHESTRATOR:
       table<amp_orchestrator_vtable>()->cancel(instance_, call, level);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -582,8 +614,7 @@ amp_cancel_level ModuleProcess::cancel_level(amp_call_id call) {
   return it == served_.end() ? AMP_CANCEL_NONE : it->second;
 }
 
-amp_status ModuleProcess::submit_work(std::uint32_t delay_ms, void (*fn)(void *),
-                                      void *user_data) {
+amp_status ModuleProcess::submit_work(std::uint32_t delay_ms, void (*fn)(void *), void *user_data) {
   if (!fn) return AMP_INVALID_ARGUMENT;
   if (delay_ms == 0) {
     run_task([fn, user_data] { fn(user_data); });

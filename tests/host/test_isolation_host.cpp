@@ -37,7 +37,8 @@ providers:
 hooks:
   - module: crash-hook
     isolation: process
-    config: {event: "prompt:submit", fault: hang, pid_file: ")" + pid_file.string() + R"("}
+    config: {event: "prompt:submit", fault: hang, pid_file: ")" +
+                                       pid_file.string() + R"("}
 )");
   auto o = s.options();
   o.env.emplace_back("AMPLIFIER_MODULE_PATH", AMP_TEST_MODULE_DIR);

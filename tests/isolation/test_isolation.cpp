@@ -95,7 +95,8 @@ session:
 providers:
   - module: crash-provider
     isolation: process
-    config: {crash_marker: ")" + s.path("crashed") + R"("}
+    config: {crash_marker: ")" +
+                              s.path("crashed") + R"("}
 )");
   EventLog events(session->hooks());
   session->initialize();
@@ -119,7 +120,8 @@ providers:
   CHECK(transcript_problems(transcript(*session)).empty());
 }
 
-TEST_CASE("a tool that aborts ends with an error result the model reads; the next call restarts it") {
+TEST_CASE(
+    "a tool that aborts ends with an error result the model reads; the next call restarts it") {
   Scratch s;
   auto session = make_session(R"(
 session:
@@ -136,7 +138,8 @@ providers:
 tools:
   - module: crash-tool
     isolation: process
-    config: {marker: ")" + s.path("aborted") + R"("}
+    config: {marker: ")" + s.path("aborted") +
+                              R"("}
 )");
   EventLog events(session->hooks());
   session->initialize();
@@ -175,7 +178,8 @@ tools:
   - module: crash-tool
     isolation: process
     memory_limit_mb: 256
-    config: {marker: ")" + s.path("leaked") + R"("}
+    config: {marker: ")" + s.path("leaked") +
+                              R"("}
 )");
   EventLog events(session->hooks());
   session->initialize();
@@ -206,7 +210,8 @@ hooks:
   - module: crash-hook
     isolation: process
     timeout: 0.5
-    config: {event: "tool:pre", fault: hang, marker: ")" + s.path("hung") + R"("}
+    config: {event: "tool:pre", fault: hang, marker: ")" +
+                              s.path("hung") + R"("}
 )");
   EventLog events(session->hooks());
   LogCapture logs;
@@ -222,7 +227,8 @@ hooks:
   // Its stderr is logged under its name.
   REQUIRE(logs.wait_for({"crash-hook: hello from pid"}, 1, kPatience));
   for (const auto &line : logs.lines())
-    if (contains(line.message, "hello from pid")) CHECK(line.component.starts_with("crash-hook [pid "));
+    if (contains(line.message, "hello from pid"))
+      CHECK(line.component.starts_with("crash-hook [pid "));
 
   auto second = session->execute("two");
   CHECK(second.response == "Second done.");
@@ -330,7 +336,8 @@ providers:
 hooks:
   - module: crash-hook
     isolation: process
-    config: {event: "never:happens", pid_file: ")" + pid_file + R"("}
+    config: {event: "never:happens", pid_file: ")" +
+                                pid_file + R"("}
 )");
     session->initialize();
     CHECK(session->execute("hi").status == "success");

@@ -36,7 +36,8 @@ class CrashHook final : public amp::sdk::HookModule {
   }
 
  private:
-  static std::string text(const boost::json::object &o, std::string_view key, std::string fallback) {
+  static std::string text(const boost::json::object &o, std::string_view key,
+                          std::string fallback) {
     auto *v = o.if_contains(key);
     return v && v->is_string() ? std::string(v->as_string()) : fallback;
   }

@@ -19,7 +19,8 @@ class CrashTool final : public amp::sdk::ToolModule {
   CrashTool(amp::sdk::Host host, std::string_view config) : ToolModule(host) {
     auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
     if (auto *o = parsed.if_object())
-      if (auto *m = o->if_contains("marker"); m && m->is_string()) marker_ = std::string(m->as_string());
+      if (auto *m = o->if_contains("marker"); m && m->is_string())
+        marker_ = std::string(m->as_string());
   }
   std::string list_tools() override {
     return R"([{"name":"abort","description":"Aborts.","parameters":{"type":"object"}},)"

@@ -253,9 +253,8 @@ void Channel::handle_frame(std::string_view bytes) {
         ++requests_running_;
       }
       try {
-        WorkerPool::shared().submit([this, owned = std::string(bytes)]() mutable {
-          run_request(std::move(owned));
-        });
+        WorkerPool::shared().submit(
+            [this, owned = std::string(bytes)]() mutable { run_request(std::move(owned)); });
       } catch (...) {
         std::lock_guard lock(requests_mutex_);
         --requests_running_;

@@ -34,7 +34,9 @@ using Clock = std::chrono::steady_clock;
 
 const amp_host_api &host_api() { return *host_api_table(); }
 
-std::string_view view(amp_str s) { return s.data ? std::string_view(s.data, s.len) : std::string_view(); }
+std::string_view view(amp_str s) {
+  return s.data ? std::string_view(s.data, s.len) : std::string_view();
+}
 amp_str str(std::string_view s) { return amp_str{s.data(), s.size()}; }
 
 void write(amp_writer *out, std::string_view text) {
@@ -66,7 +68,7 @@ struct SinkRelay {
 // the new process registers again and the relay is bound to it; until then it is stale.
 struct Relay {
   IsolatedModule *owner = nullptr;
-  std::string key;      // event or channel
+  std::string key;  // event or channel
   std::string name;
   std::int32_t priority = 0;
   std::atomic<std::uint64_t> generation{0};
@@ -88,7 +90,10 @@ class Child final : public Channel::Handler, public std::enable_shared_from_this
  public:
   Child(std::weak_ptr<IsolatedModule> owner, std::uint64_t generation, SpawnedProcess process,
         std::string label)
-      : owner_(std::move(owner)), generation_(generation), pid_(process.pid), end_(process.pid),
+      : owner_(std::move(owner)),
+        generation_(generation),
+        pid_(process.pid),
+        end_(process.pid),
         label_(std::move(label)) {
     channel_ = std::make_unique<Channel>(process.socket_fd, *this, process.output_fd);
   }
@@ -146,9 +151,7 @@ class Child final : public Channel::Handler, public std::enable_shared_from_this
   void on_notify(const Frame &frame) override;
   Reply on_request(const Frame &frame) override;
   void on_closed(const std::string &reason) override;
-  void on_output_line(std::string_view line) override {
-    log(LogLevel::Warning, label_, line);
-  }
+  void on_output_line(std::string_view line) override { log(LogLevel::Warning, label_, line); }
 
  private:
   std::weak_ptr<IsolatedModule> owner_;
@@ -252,7 +255,8 @@ class IsolatedModule final : public std::enable_shared_from_this<IsolatedModule>
 // ---- the tables the kernel calls -------------------------------------------------------------
 
 amp_status proxy_create(amp_host *host, amp_str config, void **out_instance, amp_writer *error) {
-  return IsolatedModule::of(host->self->module->descriptor).create(host, config, out_instance, error);
+  return IsolatedModule::of(host->self->module->descriptor)
+      .create(host, config, out_instance, error);
 }
 amp_status proxy_session_ready(void *instance, amp_writer *error) {
   return IsolatedModule::of(instance).session_ready(error);
@@ -270,7 +274,9 @@ const amp_provider_vtable kProviderTable = {
     [](void *i, amp_call_id call, amp_str request) {
       IsolatedModule::of(i).start_call(Fn::provider_complete, call, {view(request)});
     },
-    [](void *i, amp_call_id call, amp_cancel_level level) { IsolatedModule::of(i).cancel(call, level); },
+    [](void *i, amp_call_id call, amp_cancel_level level) {
+      IsolatedModule::of(i).cancel(call, level);
+    },
 };
 
 const amp_tool_vtable kToolTable = {
@@ -281,7 +287,9 @@ const amp_tool_vtable kToolTable = {
     [](void *i, amp_call_id call, amp_str tool, amp_str input) {
       IsolatedModule::of(i).start_call(Fn::tool_execute, call, {view(tool), view(input)});
     },
-    [](void *i, amp_call_id call, amp_cancel_level level) { IsolatedModule::of(i).cancel(call, level); },
+    [](void *i, amp_call_id call, amp_cancel_level level) {
+      IsolatedModule::of(i).cancel(call, level);
+    },
 };
 
 const amp_orchestrator_vtable kOrchestratorTable = {
@@ -289,7 +297,9 @@ const amp_orchestrator_vtable kOrchestratorTable = {
     [](void *i, amp_call_id call, amp_str prompt) {
       IsolatedModule::of(i).start_call(Fn::orchestrator_execute, call, {view(prompt)});
     },
-    [](void *i, amp_call_id call, amp_cancel_level level) { IsolatedModule::of(i).cancel(call, level); },
+    [](void *i, amp_call_id call, amp_cancel_level level) {
+      IsolatedModule::of(i).cancel(call, level);
+    },
 };
 
 const amp_context_vtable kContextTable = {
@@ -314,11 +324,16 @@ const amp_hook_vtable kHookTable = {sizeof(amp_hook_vtable)};
 
 const void *kind_table(amp_module_kind kind) {
   switch (kind) {
-    case AMP_KIND_PROVIDER: return &kProviderTable;
-    case AMP_KIND_TOOL: return &kToolTable;
-    case AMP_KIND_ORCHESTRATOR: return &kOrchestratorTable;
-    case AMP_KIND_CONTEXT: return &kContextTable;
-    default: return &kHookTable;
+    case AMP_KIND_PROVIDER:
+      return &kProviderTable;
+    case AMP_KIND_TOOL:
+      return &kToolTable;
+    case AMP_KIND_ORCHESTRATOR:
+      return &kOrchestratorTable;
+    case AMP_KIND_CONTEXT:
+      return &kContextTable;
+    default:
+      return &kHookTable;
   }
 }
 
@@ -369,8 +384,9 @@ Hello Child::wait_hello(Clock::time_point deadline) {
                                       module_host_program().string(),
                                       ProcessEnd::describe(status)));
   }
-  throw ModuleLoadError(fmt::format("the module process did not load the module within {} s",
-                                    std::chrono::duration_cast<std::chrono::seconds>(kStartTimeout).count()));
+  throw ModuleLoadError(
+      fmt::format("the module process did not load the module within {} s",
+                  std::chrono::duration_cast<std::chrono::seconds>(kStartTimeout).count()));
 }
 
 void Child::on_notify(const Frame &frame) {
@@ -438,8 +454,8 @@ std::shared_ptr<Child> IsolatedModule::start_child() {
     std::lock_guard lock(mutex_);
     generation = ++generations_;
   }
-  std::string label = fmt::format("{} [pid {}]", hello_.id.empty() ? file_.stem().string() : hello_.id,
-                                  process.pid);
+  std::string label = fmt::format(
+      "{} [pid {}]", hello_.id.empty() ? file_.stem().string() : hello_.id, process.pid);
   return std::make_shared<Child>(weak_from_this(), generation, process, std::move(label));
 }
 
@@ -449,8 +465,8 @@ std::shared_ptr<const LoadedModule> IsolatedModule::start() {
     hello_ = child->wait_hello(Clock::now() + kStartTimeout);
   } catch (const ModuleLoadError &e) {
     child->kill("it failed to load", 0);
-    throw ModuleLoadError(fmt::format("module file {} (isolation: process): {}", file_.string(),
-                                      e.what()));
+    throw ModuleLoadError(
+        fmt::format("module file {} (isolation: process): {}", file_.string(), e.what()));
   }
   label_ = fmt::format("module '{}'", hello_.id);
   amp_module_descriptor &d = descriptor_.descriptor;
@@ -495,8 +511,8 @@ std::variant<Reply, std::string> IsolatedModule::request(const std::shared_ptr<C
   auto outcome = child->channel().request(message, deadline());
   if (auto *reply = std::get_if<Reply>(&outcome)) return std::move(*reply);
   if (std::get<RequestFailure>(outcome) == RequestFailure::timed_out) {
-    std::string why = fmt::format("{} {} took longer than {} ms; its process was killed",
-                                  label_, to_string(message.fn), options_.call_timeout.count());
+    std::string why = fmt::format("{} {} took longer than {} ms; its process was killed", label_,
+                                  to_string(message.fn), options_.call_timeout.count());
     child->kill(why, 0);
     return why;
   }
@@ -507,8 +523,8 @@ std::variant<Reply, std::string> IsolatedModule::request(const std::shared_ptr<C
 Hello IsolatedModule::bring_up(Child &child) {
   Hello hello = child.wait_hello(Clock::now() + kStartTimeout);
   if (hello.id != hello_.id || hello.kind != hello_.kind)
-    throw ModuleLoadError(fmt::format("the library now holds module '{}', not '{}'", hello.id,
-                                      hello_.id));
+    throw ModuleLoadError(
+        fmt::format("the library now holds module '{}', not '{}'", hello.id, hello_.id));
   auto self = child.shared_from_this();
   std::string config;
   bool ready;
@@ -580,7 +596,8 @@ std::shared_ptr<Child> IsolatedModule::running_child(std::string &failure) {
       state_ = State::running;
       state_cv_.notify_all();
       lock.unlock();
-      log(LogLevel::Warning, kComponent, fmt::format("{} restarted (pid {})", label_, fresh->pid()));
+      log(LogLevel::Warning, kComponent,
+          fmt::format("{} restarted (pid {})", label_, fresh->pid()));
       emit(events::kModuleRestarted,
            {{"module", hello_.id}, {"pid", fresh->pid()}, {"generation", fresh->generation()}});
       return fresh;
@@ -662,7 +679,8 @@ amp_status IsolatedModule::call_into(const Message &message, amp_writer *out, st
   return AMP_ERROR;
 }
 
-void IsolatedModule::start_call(Fn fn, amp_call_id call, std::initializer_list<std::string_view> args) {
+void IsolatedModule::start_call(Fn fn, amp_call_id call,
+                                std::initializer_list<std::string_view> args) {
   std::string failure;
   auto child = running_child(failure);
   if (!child) {
@@ -708,7 +726,8 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
   std::string failure;
   if (auto child = running_child(failure)) {
     // A relay the restarted module has not registered again is no longer its handler.
-    if (relay.generation.load() != child->generation()) return fn == Fn::hook_invoke ? AMP_OK : AMP_NOT_FOUND;
+    if (relay.generation.load() != child->generation())
+      return fn == Fn::hook_invoke ? AMP_OK : AMP_NOT_FOUND;
     auto outcome = request(child, Message(fn, {event, data}, relay.child_id.load()));
     if (auto *reply = std::get_if<Reply>(&outcome)) {
       write(out, reply->text);
@@ -716,13 +735,14 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
     }
     failure = std::get<std::string>(outcome);
   }
-  log(LogLevel::Error, kComponent, fmt::format("{} '{}' could not run: {}",
-                                               fn == Fn::hook_invoke ? "hook" : "contributor",
-                                               relay.name, failure));
+  log(LogLevel::Error, kComponent,
+      fmt::format("{} '{}' could not run: {}", fn == Fn::hook_invoke ? "hook" : "contributor",
+                  relay.name, failure));
   if (fn == Fn::hook_invoke && options_.required) {
     // A required hook is policy: when it cannot answer, the action does not happen.
     write(out, boost::json::serialize(boost::json::object{
-                   {"action", "deny"}, {"reason", fmt::format("required hook unavailable: {}", failure)}}));
+                   {"action", "deny"},
+                   {"reason", fmt::format("required hook unavailable: {}", failure)}}));
     return AMP_OK;
   }
   return AMP_ERROR;
@@ -778,29 +798,56 @@ Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
   CapturingWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
-    case Fn::session_info: status = api.session_info(host_, &out); break;
-    case Fn::emit: status = api.emit(host_, str(s0), str(s1), frame.c ? &out : nullptr); break;
+    case Fn::session_info:
+      status = api.session_info(host_, &out);
+      break;
+    case Fn::emit:
+      status = api.emit(host_, str(s0), str(s1), frame.c ? &out : nullptr);
+      break;
     case Fn::hook_register:
-    case Fn::channel_contribute: return register_relay(child, frame.fn, frame);
-    case Fn::hook_unregister: return unregister_hooks(s0);
-    case Fn::capability_register: status = api.capability_register(host_, str(s0), str(s1)); break;
-    case Fn::capability_get: status = api.capability_get(host_, str(s0), &out); break;
-    case Fn::channel_collect: status = api.channel_collect(host_, str(s0), &out); break;
-    case Fn::providers_list: status = api.providers_list(host_, &out); break;
-    case Fn::tools_list: status = api.tools_list(host_, &out); break;
+    case Fn::channel_contribute:
+      return register_relay(child, frame.fn, frame);
+    case Fn::hook_unregister:
+      return unregister_hooks(s0);
+    case Fn::capability_register:
+      status = api.capability_register(host_, str(s0), str(s1));
+      break;
+    case Fn::capability_get:
+      status = api.capability_get(host_, str(s0), &out);
+      break;
+    case Fn::channel_collect:
+      status = api.channel_collect(host_, str(s0), &out);
+      break;
+    case Fn::providers_list:
+      status = api.providers_list(host_, &out);
+      break;
+    case Fn::tools_list:
+      status = api.tools_list(host_, &out);
+      break;
     case Fn::start_provider_call:
-    case Fn::start_tool_call: return start_host_call(child, frame);
+    case Fn::start_tool_call:
+      return start_host_call(child, frame);
     case Fn::call_cancel:
       status = api.call_cancel(host_, frame.a, static_cast<amp_cancel_level>(frame.b));
       break;
-    case Fn::host_context_add: status = api.context_add_message(host_, str(s0)); break;
-    case Fn::host_context_get: status = api.context_get_messages(host_, &out); break;
+    case Fn::host_context_add:
+      status = api.context_add_message(host_, str(s0));
+      break;
+    case Fn::host_context_get:
+      status = api.context_get_messages(host_, &out);
+      break;
     case Fn::host_context_get_for_request:
       status = api.context_get_messages_for_request(host_, str(s0), &out);
       break;
-    case Fn::host_context_set: status = api.context_set_messages(host_, str(s0)); break;
-    case Fn::host_context_clear: status = api.context_clear(host_); break;
-    case Fn::request_approval: status = api.request_approval(host_, str(s0), &out); break;
+    case Fn::host_context_set:
+      status = api.context_set_messages(host_, str(s0));
+      break;
+    case Fn::host_context_clear:
+      status = api.context_clear(host_);
+      break;
+    case Fn::request_approval:
+      status = api.request_approval(host_, str(s0), &out);
+      break;
     case Fn::hook_has_handlers:
       return Reply{std::uint64_t(hook_has_handlers_(host_, str(s0))), 0, ""};
     default:
@@ -886,10 +933,8 @@ void IsolatedModule::child_closed(Child &child) {
 
 void IsolatedModule::finish_call(amp_call_id call, ErrorKind kind, const std::string &message,
                                  int wait_status) {
-  boost::json::object error{{"kind", to_string(kind)},
-                            {"message", message},
-                            {"module", hello_.id},
-                            {"retryable", false}};
+  boost::json::object error{
+      {"kind", to_string(kind)}, {"message", message}, {"module", hello_.id}, {"retryable", false}};
   if (wait_status >= 0 && WIFSIGNALED(wait_status)) error["signal"] = WTERMSIG(wait_status);
   if (wait_status >= 0 && WIFEXITED(wait_status)) error["exit_status"] = WEXITSTATUS(wait_status);
   std::string payload = boost::json::serialize(error);

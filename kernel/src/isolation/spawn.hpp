@@ -25,8 +25,7 @@ struct SpawnedProcess {
 // `memory_limit_mb` is not 0. Forks from one long-lived thread, because the death signal
 // follows the thread that forked, not the process. Throws std::system_error on failure.
 SpawnedProcess spawn_module_host(const std::filesystem::path &program,
-                                 const std::filesystem::path &library,
-                                 std::size_t memory_limit_mb);
+                                 const std::filesystem::path &library, std::size_t memory_limit_mb);
 
 // How a child ended, once: reaps it (SIGKILL after `grace` if it has not ended by then).
 class ProcessEnd {

@@ -79,26 +79,46 @@ Frame decode_frame(std::string_view bytes) {
 
 const char *to_string(Fn fn) {
   switch (fn) {
-    case Fn::hello: return "hello";
-    case Fn::load_failed: return "load_failed";
-    case Fn::create: return "create";
-    case Fn::session_ready: return "session_ready";
-    case Fn::destroy: return "destroy";
-    case Fn::provider_get_info: return "get_info";
-    case Fn::provider_list_models: return "list_models";
-    case Fn::provider_complete: return "complete";
-    case Fn::tool_list: return "list_tools";
-    case Fn::tool_execute: return "execute";
-    case Fn::orchestrator_execute: return "execute";
-    case Fn::cancel: return "cancel";
-    case Fn::context_add: return "add_message";
-    case Fn::context_get: return "get_messages";
-    case Fn::context_get_for_request: return "get_messages_for_request";
-    case Fn::context_set: return "set_messages";
-    case Fn::context_clear: return "clear";
-    case Fn::hook_invoke: return "hook handler";
-    case Fn::contributor_invoke: return "contributor";
-    default: return "host function";
+    case Fn::hello:
+      return "hello";
+    case Fn::load_failed:
+      return "load_failed";
+    case Fn::create:
+      return "create";
+    case Fn::session_ready:
+      return "session_ready";
+    case Fn::destroy:
+      return "destroy";
+    case Fn::provider_get_info:
+      return "get_info";
+    case Fn::provider_list_models:
+      return "list_models";
+    case Fn::provider_complete:
+      return "complete";
+    case Fn::tool_list:
+      return "list_tools";
+    case Fn::tool_execute:
+      return "execute";
+    case Fn::orchestrator_execute:
+      return "execute";
+    case Fn::cancel:
+      return "cancel";
+    case Fn::context_add:
+      return "add_message";
+    case Fn::context_get:
+      return "get_messages";
+    case Fn::context_get_for_request:
+      return "get_messages_for_request";
+    case Fn::context_set:
+      return "set_messages";
+    case Fn::context_clear:
+      return "clear";
+    case Fn::hook_invoke:
+      return "hook handler";
+    case Fn::contributor_invoke:
+      return "contributor";
+    default:
+      return "host function";
   }
 }
 

@@ -27,57 +27,57 @@ enum class FrameKind : std::uint8_t { request = 1, reply = 2, notify = 3 };
 // strings as noted).
 enum class Fn : std::uint16_t {
   // --- child -> host, at start -------------------------------------------------------------
-  hello = 1,        // notify: a = kind, b = abi_major << 32 | abi_minor,
-                    //   [id, version, description, "1" when session_ready exists else ""]
-  load_failed,      // notify: [reason]
+  hello = 1,    // notify: a = kind, b = abi_major << 32 | abi_minor,
+                //   [id, version, description, "1" when session_ready exists else ""]
+  load_failed,  // notify: [reason]
   // --- host -> child: the module's own functions --------------------------------------------
-  create = 10,      // request: [config_json]; reply [error text]
-  session_ready,    // request; reply [error text]
-  destroy,          // request; reply (the child exits after it)
-  provider_get_info,     // request; reply [json]
-  provider_list_models,  // request; reply [json]
-  provider_complete,     // notify: a = call, [request_json]
-  tool_list,             // request; reply [json]
-  tool_execute,          // notify: a = call, [tool, input_json]
-  orchestrator_execute,  // notify: a = call, [prompt_json]
-  cancel,                // notify: a = call, b = level
-  context_add,           // request: [message_json]
-  context_get,           // request; reply [json]
+  create = 10,              // request: [config_json]; reply [error text]
+  session_ready,            // request; reply [error text]
+  destroy,                  // request; reply (the child exits after it)
+  provider_get_info,        // request; reply [json]
+  provider_list_models,     // request; reply [json]
+  provider_complete,        // notify: a = call, [request_json]
+  tool_list,                // request; reply [json]
+  tool_execute,             // notify: a = call, [tool, input_json]
+  orchestrator_execute,     // notify: a = call, [prompt_json]
+  cancel,                   // notify: a = call, b = level
+  context_add,              // request: [message_json]
+  context_get,              // request; reply [json]
   context_get_for_request,  // request: [request_json]; reply [json]
-  context_set,           // request: [messages_json]
-  context_clear,         // request
-  hook_invoke,           // request: a = child handler id, [event, data_json]; reply [result]
-  contributor_invoke,    // request: a = child contributor id; reply [json]
-  sink_event,            // notify: a = child sink id, b = call, [event_json]
-  sink_delta,            // notify: a = child sink id, b = call, c = pack_delta, [text]
-  sink_finish,           // notify: a = child sink id, b = call, c = status, [payload_json]
+  context_set,              // request: [messages_json]
+  context_clear,            // request
+  hook_invoke,              // request: a = child handler id, [event, data_json]; reply [result]
+  contributor_invoke,       // request: a = child contributor id; reply [json]
+  sink_event,               // notify: a = child sink id, b = call, [event_json]
+  sink_delta,               // notify: a = child sink id, b = call, c = pack_delta, [text]
+  sink_finish,              // notify: a = child sink id, b = call, c = status, [payload_json]
   // --- child -> host: the host API ------------------------------------------------------------
-  log = 40,              // notify: a = level, [message]
-  session_info,          // request; reply [json]
-  emit,                  // request: [event, data_json]; reply [result json]
-  hook_register,         // request: a = priority (int32 bits), b = child handler id, [event, name]
-  hook_unregister,       // request: [name]
-  capability_register,   // request: [name, value_json]
-  capability_get,        // request: [name]; reply [json]
-  channel_contribute,    // request: b = child contributor id, [channel, name]
-  channel_collect,       // request: [channel]; reply [json]
-  call_event,            // notify: a = call, [event_json]
-  call_finish,           // notify: a = call, b = status, [payload_json]
-  call_delta,            // notify: a = call, c = pack_delta, [text]
-  emit_content_delta,    // notify: c = pack_delta, [text]
-  providers_list,        // request; reply [json]
-  tools_list,            // request; reply [json]
-  start_provider_call,   // request: a = child sink id, b = 1 when the sink takes typed deltas,
-                         //   [provider, request_json]; reply a = status, b = call id
-  start_tool_call,       // request: as start_provider_call, [tool, input_json]
-  call_cancel,           // request: a = call, b = level
-  host_context_add,      // request: [message_json]
-  host_context_get,      // request; reply [json]
+  log = 40,             // notify: a = level, [message]
+  session_info,         // request; reply [json]
+  emit,                 // request: [event, data_json]; reply [result json]
+  hook_register,        // request: a = priority (int32 bits), b = child handler id, [event, name]
+  hook_unregister,      // request: [name]
+  capability_register,  // request: [name, value_json]
+  capability_get,       // request: [name]; reply [json]
+  channel_contribute,   // request: b = child contributor id, [channel, name]
+  channel_collect,      // request: [channel]; reply [json]
+  call_event,           // notify: a = call, [event_json]
+  call_finish,          // notify: a = call, b = status, [payload_json]
+  call_delta,           // notify: a = call, c = pack_delta, [text]
+  emit_content_delta,   // notify: c = pack_delta, [text]
+  providers_list,       // request; reply [json]
+  tools_list,           // request; reply [json]
+  start_provider_call,  // request: a = child sink id, b = 1 when the sink takes typed deltas,
+                        //   [provider, request_json]; reply a = status, b = call id
+  start_tool_call,      // request: as start_provider_call, [tool, input_json]
+  call_cancel,          // request: a = call, b = level
+  host_context_add,     // request: [message_json]
+  host_context_get,     // request; reply [json]
   host_context_get_for_request,  // request: [request_json]; reply [json]
-  host_context_set,      // request: [messages_json]
-  host_context_clear,    // request
-  request_approval,      // request: [request_json]; reply [json]
-  hook_has_handlers,     // request: [event]; reply a = 0 | 1
+  host_context_set,              // request: [messages_json]
+  host_context_clear,            // request
+  request_approval,              // request: [request_json]; reply [json]
+  hook_has_handlers,             // request: [event]; reply a = 0 | 1
 };
 
 // A typed delta's block index and amp_delta_kind, in one integer.
@@ -119,8 +119,8 @@ struct Message {
   std::string_view strings[kMaxStrings];
   std::uint8_t string_count = 0;
 
-  explicit Message(Fn f, std::initializer_list<std::string_view> texts = {},
-                   std::uint64_t a_ = 0, std::uint64_t b_ = 0, std::uint64_t c_ = 0)
+  explicit Message(Fn f, std::initializer_list<std::string_view> texts = {}, std::uint64_t a_ = 0,
+                   std::uint64_t b_ = 0, std::uint64_t c_ = 0)
       : fn(f), a(a_), b(b_), c(c_) {
     for (auto text : texts)
       if (string_count < kMaxStrings) strings[string_count++] = text;
