@@ -55,6 +55,7 @@ class ModuleProcess final : public Channel::Handler {
 
   // --- Channel::Handler ---
   void on_notify(const Frame &frame) override;
+  bool take_notify_early(const Frame &frame) override;
   Reply on_request(const Frame &frame) override;
   void on_closed(const std::string &reason) override;
 
@@ -429,6 +430,14 @@ void ModuleProcess::on_notify(const Frame &frame) {
     default:
       log(LogLevel::Warning, "module-host", fmt::format("unexpected message {}", int(frame.fn)));
   }
+}
+
+// Tools and turns go to the pool straight from the reader: one thread handoff less per call.
+// Their call is known (served_) from here on, so a cancel that follows finds it.
+bool ModuleProcess::take_notify_early(const Frame &frame) {
+  if (frame.fn != Fn::tool_execute && frame.fn != Fn::orchestrator_execute) return false;
+  start_async(frame);
+  return true;
 }
 
 void ModuleProcess::start_async(const Frame &frame) {

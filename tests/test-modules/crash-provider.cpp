@@ -8,6 +8,8 @@
 #include <boost/json/parse.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 namespace {
 class CrashProvider final : public amp::sdk::ProviderModule {
@@ -27,6 +29,9 @@ class CrashProvider final : public amp::sdk::ProviderModule {
     host().call_event(call, R"({"type":"content_block_start","index":0,"block":{"type":"text"}})");
     if (amp_test::fault_now(marker_)) {
       for (int i = 0; i < deltas_; ++i) host().emit_text_delta(call, 0, "partial ");
+      // Deltas go out in batches a moment later; a crash that follows them within microseconds
+      // may take them along, so this one waits as a real stream would between its pieces.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       amp_test::segfault_now();
     }
     const std::string text = "recovered: " + std::to_string(served);

@@ -40,10 +40,17 @@ Channel::Channel(int socket_fd, Handler &handler, int output_fd)
     : fd_(socket_fd), output_fd_(output_fd), handler_(handler) {
   reader_ = std::thread([this] { read_loop(); });
   dispatcher_ = std::thread([this] { dispatch_loop(); });
+  writer_ = std::thread([this] { write_loop(); });
 }
 
 Channel::~Channel() {
   close();
+  {
+    std::lock_guard lock(write_mutex_);
+    stopping_ = true;
+  }
+  writer_cv_.notify_all();
+  writer_.join();
   if (reader_.joinable()) reader_.join();
   // on_closed is the dispatcher's last act: if its handler's owner goes with it, the thread
   // ends on its own.
@@ -80,13 +87,24 @@ bool Channel::send(FrameKind kind, std::uint64_t tag, const Message &message) {
     order = last_notify.order;
   }
   append_frame(outgoing_, kind, tag, order, message);
+  if (kind == FrameKind::notify && is_streamed(message.fn)) {
+    // The writer thread sends it, batched with whatever else queues up meanwhile.
+    if (!writing_ && writer_waiting_) writer_cv_.notify_one();
+    return true;
+  }
   const std::uint64_t mine = queued_bytes_ + outgoing_.size();
   if (writing_) {
     // The active writer sends it with its next batch. Returning before it is in the socket
-    // would lose it if this process died right after (a module reporting, then crashing).
+    // would lose it if this process died right after (a module ending a call, then crashing).
     written_cv_.wait(lock, [&] { return written_bytes_ >= mine || broken_; });
-    return !broken_ || written_bytes_ >= mine;
+    return written_bytes_ >= mine;
   }
+  return drain(lock);
+}
+
+// Writes everything queued, including what others queue meanwhile. Called with the lock held
+// and no other writer active; returns with the lock held.
+bool Channel::drain(std::unique_lock<std::mutex> &lock) {
   writing_ = true;
   bool ok = true;
   while (!outgoing_.empty()) {
@@ -103,11 +121,22 @@ bool Channel::send(FrameKind kind, std::uint64_t tag, const Message &message) {
       break;
     }
     written_bytes_ += sent;
-    written_cv_.notify_all();
   }
   writing_ = false;
-  if (!ok) written_cv_.notify_all();
+  written_cv_.notify_all();
   return ok;
+}
+
+void Channel::write_loop() {
+  std::unique_lock lock(write_mutex_);
+  for (;;) {
+    writer_waiting_ = true;
+    writer_cv_.wait(lock,
+                    [&] { return stopping_ || broken_ || (!outgoing_.empty() && !writing_); });
+    writer_waiting_ = false;
+    if (stopping_ || broken_) return;
+    drain(lock);
+  }
 }
 
 bool Channel::write_all(const std::string &bytes) {
@@ -205,11 +234,17 @@ bool Channel::handle_input(std::string &buffer) {
   }
   buffer.resize(old_size + std::size_t(n));
   std::size_t consumed = 0;
+  std::vector<Queued> notifies;  // handed to the dispatcher at once: one wake per read
   while (std::size_t size = complete_frame_size(std::string_view(buffer).substr(consumed))) {
-    handle_frame(std::string_view(buffer).substr(consumed, size));
+    handle_frame(std::string_view(buffer).substr(consumed, size), notifies);
     consumed += size;
   }
   buffer.erase(0, consumed);
+  if (!notifies.empty()) {
+    std::lock_guard lock(queue_mutex_);
+    for (auto &frame : notifies) queue_.emplace_back(std::move(frame));
+    queue_cv_.notify_one();
+  }
   return true;
 }
 
@@ -229,7 +264,7 @@ void Channel::read_output(std::string &buffer, bool final_flush) {
   }
 }
 
-void Channel::handle_frame(std::string_view bytes) {
+void Channel::handle_frame(std::string_view bytes, std::vector<Queued> &notifies) {
   Frame frame = decode_frame(bytes);
   switch (frame.kind) {
     case FrameKind::reply: {
@@ -242,9 +277,8 @@ void Channel::handle_frame(std::string_view bytes) {
       return;
     }
     case FrameKind::notify: {
-      std::lock_guard lock(queue_mutex_);
-      queue_.emplace_back(std::string(bytes));
-      queue_cv_.notify_one();
+      const bool taken = handler_.take_notify_early(frame);
+      notifies.push_back(Queued{std::string(bytes), taken});
       return;
     }
     case FrameKind::request: {
@@ -298,7 +332,7 @@ void Channel::wait_for_order(std::uint64_t order) {
 
 void Channel::dispatch_loop() {
   for (;;) {
-    std::optional<std::string> item;
+    std::optional<Queued> item;
     {
       std::unique_lock lock(queue_mutex_);
       queue_cv_.wait(lock, [&] { return !queue_.empty(); });
@@ -307,13 +341,13 @@ void Channel::dispatch_loop() {
     }
     if (!item) break;
     try {
-      Frame frame = decode_frame(*item);
+      Frame frame = decode_frame(item->bytes);
       started_order_.store(frame.order);
       {
         std::lock_guard lock(order_mutex_);
         if (order_waiters_ > 0) order_cv_.notify_all();
       }
-      handler_.on_notify(frame);
+      if (!item->taken_early) handler_.on_notify(frame);
     } catch (const std::exception &e) {
       log(LogLevel::Error, "isolation", fmt::format("a module message failed: {}", e.what()));
     }
@@ -338,6 +372,7 @@ void Channel::end(std::string reason) {
     broken_ = true;
   }
   written_cv_.notify_all();
+  writer_cv_.notify_all();
   {
     std::lock_guard lock(pending_mutex_);
     for (auto &[tag, pending] : pending_) {

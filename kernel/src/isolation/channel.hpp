@@ -4,7 +4,10 @@
 // the shared worker pool (they may block: an approval prompt, a tool running for minutes).
 //
 // A send returns once its frame is in the socket (possibly in a batch another thread wrote), so
-// what a module reported before it crashed still reaches the host.
+// what a module reported before it crashed still reaches the host; except stream reports
+// (is_streamed: deltas, stream events, log lines), which a writer thread sends in batches, so
+// a fast stream costs one write per batch rather than per delta. What ends a call (its
+// terminal event) is sent after every report queued before it.
 //
 // Ordering: notifies run one at a time in the order they were sent. A request waits (at
 // most kOrderingWait) until every notify its sending thread sent before it has started, so a
@@ -26,6 +29,7 @@
 #include <thread>
 #include <unordered_map>
 #include <variant>
+#include <vector>
 
 namespace amplifier::isolation {
 
@@ -45,6 +49,10 @@ class Channel {
     virtual ~Handler() = default;
     // On the dispatcher thread, one at a time, in the order they were sent.
     virtual void on_notify(const Frame &frame) = 0;
+    // On the reader thread, as a notify arrives: true when it was handled there (it then
+    // skips on_notify). For what only hands work on (to the pool): must never block or wait
+    // for the peer.
+    virtual bool take_notify_early(const Frame &) { return false; }
     // On a worker pool thread; may block and may run concurrently with others.
     virtual Reply on_request(const Frame &frame) = 0;
     // Once, on the dispatcher thread, after every notify received before the end has run.
@@ -76,12 +84,20 @@ class Channel {
 
  private:
   struct Pending;
+  // A notify waiting for the dispatcher. One taken early still passes through, so the order
+  // of what has started stays exact.
+  struct Queued {
+    std::string bytes;
+    bool taken_early = false;
+  };
   bool send(FrameKind kind, std::uint64_t tag, const Message &message);
+  bool drain(std::unique_lock<std::mutex> &lock);
+  void write_loop();
   bool write_all(const std::string &bytes);
   void read_loop();
   bool handle_input(std::string &buffer);
   void read_output(std::string &buffer, bool final_flush);
-  void handle_frame(std::string_view bytes);
+  void handle_frame(std::string_view bytes, std::vector<Queued> &notifies);
   void dispatch_loop();
   void run_request(std::string frame_bytes);
   void wait_for_order(std::uint64_t order);
@@ -102,6 +118,9 @@ class Channel {
   std::uint64_t queued_bytes_ = 0;
   std::uint64_t written_bytes_ = 0;
   std::condition_variable written_cv_;
+  std::condition_variable writer_cv_;  // wakes the writer thread for streamed frames
+  bool writer_waiting_ = false;
+  bool stopping_ = false;
   std::uint64_t next_order_ = 0;  // guarded by write_mutex_
   std::atomic<std::uint64_t> next_tag_{1};
 
@@ -109,10 +128,10 @@ class Channel {
   std::mutex pending_mutex_;
   std::unordered_map<std::uint64_t, Pending *> pending_;
 
-  // Notifies waiting for the dispatcher (a frame's bytes; nullopt marks the end).
+  // Notifies waiting for the dispatcher (nullopt marks the end).
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
-  std::deque<std::optional<std::string>> queue_;
+  std::deque<std::optional<Queued>> queue_;
   std::string end_reason_;
 
   // The order of the last notify the dispatcher has started (for request ordering).
@@ -128,6 +147,7 @@ class Channel {
 
   std::thread reader_;
   std::thread dispatcher_;
+  std::thread writer_;
 };
 
 }  // namespace amplifier::isolation

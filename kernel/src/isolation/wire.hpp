@@ -80,6 +80,12 @@ enum class Fn : std::uint16_t {
   hook_has_handlers,             // request: [event]; reply a = 0 | 1
 };
 
+// Stream reports: sent in batches, without waiting for each to reach the socket (Channel).
+inline bool is_streamed(Fn fn) {
+  return fn == Fn::call_event || fn == Fn::call_delta || fn == Fn::emit_content_delta ||
+         fn == Fn::sink_event || fn == Fn::sink_delta || fn == Fn::log;
+}
+
 // A typed delta's block index and amp_delta_kind, in one integer.
 inline std::uint64_t pack_delta(std::uint32_t index, std::uint32_t kind) {
   return (std::uint64_t(index) << 32) | kind;
