@@ -24,7 +24,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/amplifier include/amplifier/amplifier_plugin.h include/amplifier/amplifier_sdk.hpp \
     include/amplifier/amplifier_sdk_json.hpp lib/cmake/Amplifier/AmplifierConfig.cmake \
     lib/cmake/Amplifier/AmplifierConfigVersion.cmake lib/pkgconfig/amplifier-plugin.pc \
-    lib/amplifier/modules/provider-mock.so; do
+    lib/amplifier/modules/provider-mock.so lib/amplifier/amplifier-module-host; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 amp="$prefix/bin/amplifier"
@@ -33,6 +33,12 @@ step "the installed host finds its own modules, never the build tree's"
 listing=$("$amp" module list)
 expect_in "$listing" "$prefix/lib/amplifier/modules/provider-mock.so" "module list"
 if grep -qF "$build" <<<"$listing"; then fail "the installed host lists build-tree modules"; fi
+
+step "the installed host runs modules in their own process, with its own helper"
+sed 's/^session:/session:\n  isolation: process/' "$source_dir/mount-plans/offline.yaml" >"$work/isolated.yaml"
+out=$(env -u AMPLIFIER_MODULE_HOST "$amp" run --format jsonl --plan "$work/isolated.yaml" "hi")
+expect_in "$out" '"event":"tool:post"' "isolated offline plan"
+if grep -qF '"module:crashed"' <<<"$out"; then fail "a module process crashed on the offline plan"; fi
 
 # The examples are copied: a third party's checkout, nothing of this tree beside it.
 cp -r "$source_dir/examples" "$work/examples"
@@ -108,6 +114,7 @@ expect_in "$info" "Package: amplifier" "dpkg-deb -I"
 expect_in "$info" "libboost-json" "dpkg-deb -I (Depends from dpkg-shlibdeps)"
 dpkg-deb -x "$deb" "$work/root"
 [ -e "$work/root/usr/lib/cmake/Amplifier/AmplifierConfig.cmake" ] || fail "deb lacks the SDK"
+[ -x "$work/root/usr/lib/amplifier/amplifier-module-host" ] || fail "deb lacks amplifier-module-host"
 listing=$("$work/root/usr/bin/amplifier" module list)
 expect_in "$listing" "$work/root/usr/lib/amplifier/modules/provider-mock.so" "packaged host"
 out=$("$work/root/usr/bin/amplifier" run --plan "$source_dir/mount-plans/offline.yaml" "hi")
