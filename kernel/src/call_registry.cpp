@@ -203,20 +203,27 @@ void CallRegistry::forget(amp_call_id id) {
   idle_.notify_all();
 }
 
-std::vector<std::shared_ptr<CallRecord>> CallRegistry::in_flight(
-    const MountedModule *callee) const {
+namespace {
+bool takes_part(const CallRecord &call, const MountedModule *module, CallRegistry::Role role) {
+  return (role == CallRegistry::Role::callee ? call.callee : call.caller) == module;
+}
+}  // namespace
+
+std::vector<std::shared_ptr<CallRecord>> CallRegistry::in_flight(const MountedModule *module,
+                                                                 Role role) const {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<CallRecord>> out;
   for (auto &[id, call] : calls_)
-    if (!callee || call->callee == callee) out.push_back(call);
+    if (!module || takes_part(*call, module, role)) out.push_back(call);
   return out;
 }
 
-bool CallRegistry::wait_idle(const MountedModule *callee, std::chrono::milliseconds timeout) {
+bool CallRegistry::wait_idle(const MountedModule *module, std::chrono::milliseconds timeout,
+                             Role role) {
   std::unique_lock lock(mutex_);
   return idle_.wait_for(lock, timeout, [&] {
     for (auto &[id, call] : calls_)
-      if (call->callee == callee) return false;
+      if (takes_part(*call, module, role)) return false;
     return true;
   });
 }

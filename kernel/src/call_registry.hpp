@@ -47,9 +47,14 @@ class CallRegistry {
   void finish_by_kernel(const std::shared_ptr<CallRecord> &call, amp_status status,
                         std::string payload_json);
 
-  std::vector<std::shared_ptr<CallRecord>> in_flight(const MountedModule *callee = nullptr) const;
-  // Waits until `callee` serves no call; false on timeout.
-  bool wait_idle(const MountedModule *callee, std::chrono::milliseconds timeout);
+  // A module's part in a call: the one serving it, or the one that started it.
+  enum class Role { callee, caller };
+  // The calls in flight (`module` null: all of them; else those it has `role` in).
+  std::vector<std::shared_ptr<CallRecord>> in_flight(const MountedModule *module = nullptr,
+                                                     Role role = Role::callee) const;
+  // Waits until `module` has `role` in no call; false on timeout.
+  bool wait_idle(const MountedModule *module, std::chrono::milliseconds timeout,
+                 Role role = Role::callee);
 
  private:
   std::shared_ptr<CallRecord> live_call(const MountedModule *reporter, amp_call_id id,

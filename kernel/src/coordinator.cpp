@@ -262,19 +262,31 @@ void Coordinator::expedite_delayed_work(MountedModule &m) {
   }
 }
 
+namespace {
+// Cancels the calls `m` serves or started (`role`), waits for them a while, and ends those
+// still running on the kernel's behalf with the error `why`.
+void end_calls(Coordinator &coordinator, CallRegistry &calls, MountedModule &m,
+               CallRegistry::Role role, std::string_view why) {
+  for (auto &call : calls.in_flight(&m, role))
+    coordinator.cancel_call(call->id, CancelLevel::Immediate);
+  if (calls.wait_idle(&m, kUnmountGrace, role)) return;
+  for (auto &call : calls.in_flight(&m, role))
+    calls.finish_by_kernel(call, AMP_CANCELLED, std::string(why));
+  log(LogLevel::Warning, kComponent,
+      fmt::format("module '{}': {} did not end when cancelled", m.id(),
+                  role == CallRegistry::Role::callee ? "calls it served" : "calls it started"));
+}
+}  // namespace
+
 bool Coordinator::destroy_instance(MountedModule &m) {
   // Calls still running on the instance are cancelled and given time to end; a module that
   // ignores cancellation has its calls ended by the kernel, so no caller waits forever.
-  auto running = calls_->in_flight(&m);
-  for (auto &call : running) cancel_call(call->id, CancelLevel::Immediate);
-  if (!calls_->wait_idle(&m, kUnmountGrace)) {
-    for (auto &call : calls_->in_flight(&m))
-      calls_->finish_by_kernel(call, AMP_CANCELLED,
-                               R"({"kind":"cancelled","message":"the module was unmounted before )"
-                               R"(the call ended"})");
-    log(LogLevel::Warning, kComponent,
-        fmt::format("module '{}' did not end its calls when cancelled", m.id()));
-  }
+  end_calls(*this, *calls_, m, CallRegistry::Role::callee,
+            R"({"kind":"cancelled","message":"the module was unmounted before the call ended"})");
+  // So are the calls it started (a hook or tool calling a provider): their ends run its sinks,
+  // which must happen while its library is still loaded.
+  end_calls(*this, *calls_, m, CallRegistry::Role::caller,
+            R"({"kind":"cancelled","message":"the module that started the call was unmounted"})");
   hooks_.unregister_owner(m.owner_id);
   std::vector<std::shared_ptr<ContributorGate>> gates;
   {
@@ -533,7 +545,14 @@ bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedMo
   while (previous < wanted && !call->own_level.compare_exchange_weak(previous, wanted)) {
   }
   MountedModule &m = *call->callee;
-  InvocationGuard inside(m);
+  {
+    // Counted while the call is known to be running: unmounting ends every call before it
+    // waits for the module's code to be left, so the instance outlives this invocation.
+    std::lock_guard delivery(call->delivery);
+    if (call->finished) return true;
+    m.active_invocations.fetch_add(1);
+  }
+  InvocationGuard inside(m, std::adopt_lock);
   amp_cancel_level abi = to_abi(level);
   switch (m.kind()) {
     case AMP_KIND_PROVIDER: m.table<amp_provider_vtable>()->cancel(m.instance, id, abi); break;

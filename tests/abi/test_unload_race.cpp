@@ -86,3 +86,27 @@ hooks:
   REQUIRE(collected.size() == 1);
   CHECK(collected[0].at("value") == "alive");
 }
+
+TEST_CASE("unmounting a module ends the calls it started while its library is still loaded") {
+  // The hook starts a 50 ms completion on prompt:submit and never waits for it. Unmounting it
+  // right after the turn must end that call (cancel, then wait) before the hook is destroyed:
+  // otherwise the call's end runs the hook's sink in an unloaded library (a crash).
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+  - module: bad-ignores-endpoint
+hooks:
+  - module: hooks-test-starter
+    config: {provider: bad-ignores-endpoint}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  CHECK(session->execute("hi").status == "success");
+  CHECK(events.count("test:started_call_finished") == 0);  // still running
+  session->cleanup();
+  CHECK(events.count("test:started_call_finished") == 1);  // ended before the hook went
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the provider's 50 ms
+}
