@@ -18,6 +18,8 @@ TEST_CASE("bash returns the interleaved output and the exit code") {
   CHECK(ok.result.at("signal").is_null());
   CHECK(ok.result.at("timed_out") == false);
   CHECK(ok.result.at("output_bytes") == 12);
+  CHECK(ok.result.at("sandboxed") == false);
+  CHECK(!ok.result.contains("sandbox_unavailable"));
 
   auto failed = bash(*session, "echo partial; exit 3");
   CHECK(!failed.success);
