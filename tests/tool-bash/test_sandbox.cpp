@@ -109,6 +109,16 @@ fs::path failing_bwrap(const TempDir &dir) {
   return script;
 }
 
+// A directory in the build tree, outside /tmp (which the sandbox replaces), removed at the end.
+struct BuildTreeDir {
+  fs::path path = fs::path(AMP_BINARY_DIR) / ("amp-sandbox-test-" + std::to_string(::getpid()));
+  BuildTreeDir() { fs::create_directories(path); }
+  ~BuildTreeDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 std::string description_of(amplifier::Session &session) {
   const auto specs = session.coordinator().tool_specs();
   REQUIRE(specs.size() == 1);
@@ -122,13 +132,15 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
   BashWorkspace ws;
   fs::create_directories(ws.dir / "shared");
   write_file(ws.outside / "readme.txt", "readable");
-  const fs::path outside_tmp =
-      fs::path(AMP_BINARY_DIR) / ("amp-sandbox-escape-" + std::to_string(::getpid()));
+  BuildTreeDir build_dir;  // outside /tmp: bound before the sandbox's /tmp is mounted
+  fs::create_directories(build_dir.path / "writable");
   const std::string private_tmp = "/tmp/amp-sandbox-private-" + std::to_string(::getpid());
-  auto session =
-      open_session(ws.plan({{"allowed_paths", json::array{".", ws.outside.string()}},
-                            {"deny", json::array{"rm *"}},
-                            {"sandbox", {{"writable_paths", json::array{".", "../shared"}}}}}));
+  auto session = open_session(
+      ws.plan({{"allowed_paths", json::array{".", ws.outside.string()}},
+               {"deny", json::array{"rm *"}},
+               {"sandbox",
+                {{"writable_paths",
+                  json::array{".", "../shared", (build_dir.path / "writable").string()}}}}}));
   REQUIRE(session->load_failures().empty());
 
   auto made =
@@ -140,6 +152,8 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
   // A relative writable path is taken relative to the working directory.
   CHECK(bash(*session, "echo shared > ../shared/s.txt").success);
   CHECK(read_text(ws.dir / "shared/s.txt") == "shared\n");
+  CHECK(bash(*session, "echo build > " + (build_dir.path / "writable/b.txt").string()).success);
+  CHECK(read_text(build_dir.path / "writable/b.txt") == "build\n");
 
   // An allowed (readable) directory outside the writable paths: visible, but read-only.
   auto outside = bash(*session, json::object{{"command", "cat readme.txt; echo x > new.txt"},
@@ -149,11 +163,10 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
   CHECK(outside.output.find("Read-only file system") != std::string::npos);
   CHECK(!fs::exists(ws.outside / "new.txt"));
   // Anywhere else on the filesystem is read-only too.
-  auto escape = bash(*session, "echo x > '" + outside_tmp.string() + "'");
+  auto escape = bash(*session, "echo x > " + (build_dir.path / "escape.txt").string());
   CHECK(!escape.success);
   CHECK(escape.output.find("Read-only file system") != std::string::npos);
-  CHECK(!fs::exists(outside_tmp));
-  fs::remove(outside_tmp);  // in case it got through
+  CHECK(!fs::exists(build_dir.path / "escape.txt"));
 
   // /tmp is writable, private, and fresh for every command.
   CHECK(bash(*session, "echo private > " + private_tmp + " && cat " + private_tmp).output ==

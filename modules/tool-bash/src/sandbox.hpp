@@ -13,6 +13,8 @@
 // and the end of the PID namespace take any process that left the group with them. As bwrap
 // dies on SIGTERM and takes the namespace with it, a timeout ends a sandboxed command at once,
 // without the grace period. A command killed by a signal reports bwrap's exit code 128 + N.
+// --die-with-parent ties bwrap to the thread that started it (PR_SET_PDEATHSIG); that thread
+// waits in run_command until bwrap has ended, so only the host going away triggers it.
 //
 // Whether bwrap can run here (installed, user namespaces allowed) is probed once, at create.
 #pragma once
