@@ -130,7 +130,7 @@ std::string description_of(amplifier::Session &session) {
 TEST_CASE("sandboxed commands write only to the writable paths and a private /tmp") {
   if (!sandbox_runs()) return;
   BashWorkspace ws;
-  fs::create_directories(ws.dir / "shared");
+  fs::create_directories(ws.dir / "common");
   write_file(ws.outside / "readme.txt", "readable");
   BuildTreeDir build_dir;  // outside /tmp: bound before the sandbox's /tmp is mounted
   fs::create_directories(build_dir.path / "writable");
@@ -140,7 +140,7 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
                {"deny", json::array{"rm *"}},
                {"sandbox",
                 {{"writable_paths",
-                  json::array{".", "../shared", (build_dir.path / "writable").string()}}}}}));
+                  json::array{".", "../common", (build_dir.path / "writable").string()}}}}}));
   REQUIRE(session->load_failures().empty());
 
   auto made =
@@ -150,8 +150,8 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
   CHECK(read_text(ws.root / "made.txt") == "hi\n");
   CHECK(read_text(ws.root / "sub/deeper.txt") == "deeper\n");
   // A relative writable path is taken relative to the working directory.
-  CHECK(bash(*session, "echo shared > ../shared/s.txt").success);
-  CHECK(read_text(ws.dir / "shared/s.txt") == "shared\n");
+  CHECK(bash(*session, "echo common > ../common/s.txt").success);
+  CHECK(read_text(ws.dir / "common/s.txt") == "common\n");
   CHECK(bash(*session, "echo build > " + (build_dir.path / "writable/b.txt").string()).success);
   CHECK(read_text(build_dir.path / "writable/b.txt") == "build\n");
 
