@@ -109,11 +109,13 @@ bool read_stat(const char *pid, char &state, long &group) {
 
 class CommandRun {
  public:
-  CommandRun(const std::string &command, const std::filesystem::path &working_dir,
-             const RunLimits &limits, Interrupt &interrupt,
+  CommandRun(const Command &command, const RunLimits &limits, Interrupt &interrupt,
              const std::function<bool()> &host_cancelled)
-      : command_(command), working_dir_(working_dir), limits_(limits), interrupt_(interrupt),
-        host_cancelled_(host_cancelled), output_(limits.max_output_bytes) {}
+      : command_(command),
+        limits_(limits),
+        interrupt_(interrupt),
+        host_cancelled_(host_cancelled),
+        output_(limits.max_output_bytes) {}
 
   RunResult run() {
     const auto started = Clock::now();
@@ -147,24 +149,28 @@ class CommandRun {
     sigfillset(&all);
     // A group of its own (so the whole tree can be signalled), and the default signal
     // handling the host may have changed (an ignored SIGPIPE would break `yes | head`).
+    // A new session makes a new group as well.
+    const short group = command_.new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setflags(&setup.attributes,
-                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+                             group | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawnattr_setpgroup(&setup.attributes, 0);
     posix_spawnattr_setsigmask(&setup.attributes, &none);
     posix_spawnattr_setsigdefault(&setup.attributes, &all);
     posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 1);
     posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 2);
-    posix_spawn_file_actions_addchdir_np(&setup.actions, working_dir_.c_str());
+    posix_spawn_file_actions_addchdir_np(&setup.actions, command_.working_dir.c_str());
 
-    std::string shell = "/bin/bash", dash_c = "-c", command = command_;
-    char *argv[] = {shell.data(), dash_c.data(), command.data(), nullptr};
+    std::vector<std::string> arguments = command_.argv;
+    std::vector<char *> argv;
+    for (auto &argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
     std::vector<char *> env = environment_without_secrets();
     const int error =
-        ::posix_spawn(&pid_, shell.c_str(), &setup.actions, &setup.attributes, argv, env.data());
+        ::posix_spawnp(&pid_, argv[0], &setup.actions, &setup.attributes, argv.data(), env.data());
     if (error != 0) {
-      throw SpawnError("cannot start /bin/bash in " + working_dir_.string() + ": " +
-                       std::strerror(error));
+      throw SpawnError("cannot start " + command_.argv[0] + " in " + command_.working_dir.string() +
+                       ": " + std::strerror(error));
     }
     // A pidfd wakes the wait when the shell exits; without one (old kernels) the wait's
     // regular timeout notices it.
@@ -272,8 +278,7 @@ class CommandRun {
     }
   }
 
-  const std::string &command_;
-  const std::filesystem::path &working_dir_;
+  const Command &command_;
   const RunLimits &limits_;
   Interrupt &interrupt_;
   const std::function<bool()> &host_cancelled_;
@@ -316,10 +321,14 @@ bool process_group_alive(pid_t group) {
   return alive;
 }
 
-RunResult run_command(const std::string &command, const std::filesystem::path &working_dir,
-                      const RunLimits &limits, Interrupt &interrupt,
+Command shell_command(const std::string &command_line, const std::filesystem::path &working_dir) {
+  return Command{{"/bin/bash", "-c", command_line}, working_dir, false};
+}
+
+RunResult run_command(const Command &command, const RunLimits &limits, Interrupt &interrupt,
                       const std::function<bool()> &host_cancelled) {
-  return CommandRun(command, working_dir, limits, interrupt, host_cancelled).run();
+  if (command.argv.empty()) throw SpawnError("no command to start");
+  return CommandRun(command, limits, interrupt, host_cancelled).run();
 }
 
 }  // namespace tool_bash

@@ -1,6 +1,7 @@
-// Running one shell command to its end: `/bin/bash -c <command>` in a process group of its
-// own, stdout and stderr captured together through one pipe (interleaved as written, like a
-// terminal shows them), stdin from /dev/null, signal dispositions and mask reset to defaults.
+// Running one command to its end: `/bin/bash -c <command>` (or bwrap running it, see
+// sandbox.hpp) in a process group of its own, stdout and stderr captured together through one
+// pipe (interleaved as written, like a terminal shows them), stdin from /dev/null, signal
+// dispositions and mask reset to defaults.
 //
 // How a run ends:
 //   - the shell exits: any process still in its group (a backgrounded `server &`) is ended
@@ -23,10 +24,12 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tool_bash {
 
-// The command could not be started at all (no /bin/bash, a working directory that vanished).
+// The command could not be started at all (no /bin/bash or bwrap, a working directory that
+// vanished).
 class SpawnError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -70,10 +73,22 @@ struct RunResult {
   std::chrono::milliseconds elapsed{0};
 };
 
-// Runs `command` in `working_dir`. `host_cancelled` is polled while waiting (true = cancel
-// immediately). Throws SpawnError when the shell cannot be started.
-RunResult run_command(const std::string &command, const std::filesystem::path &working_dir,
-                      const RunLimits &limits, Interrupt &interrupt,
+// What to start. argv[0] is looked up on PATH when it has no '/'.
+struct Command {
+  std::vector<std::string> argv;
+  std::filesystem::path working_dir;
+  // A session of its own (setsid) rather than only a process group: the command then has no
+  // controlling terminal, so it cannot push input into the user's terminal (TIOCSTI). Its
+  // process group is still its pid, so everything below works the same.
+  bool new_session = false;
+};
+
+// `/bin/bash -c <command_line>` in `working_dir`.
+Command shell_command(const std::string &command_line, const std::filesystem::path &working_dir);
+
+// Runs `command`. `host_cancelled` is polled while waiting (true = cancel immediately).
+// Throws SpawnError when the command cannot be started.
+RunResult run_command(const Command &command, const RunLimits &limits, Interrupt &interrupt,
                       const std::function<bool()> &host_cancelled);
 
 // True while a process other than a zombie belongs to process group `group` (read from /proc).

@@ -10,8 +10,15 @@
 // "Exit code: N", "Terminated by signal N (NAME)" or "Timed out after N s; ...". `success` is
 // true only for exit code 0; a failed result carries the same text as its error message, so
 // the model reads the output either way. Extra fields: exit_code (or null), signal (or null),
-// timed_out, output_bytes (all the command printed), elided_bytes.
+// timed_out, output_bytes (all the command printed), elided_bytes, sandboxed (whether the
+// command ran in the sandbox) and, when the sandbox could not run and the config chose
+// `unavailable: unsandboxed`, sandbox_unavailable (why).
 // An immediate cancellation ends the call with status AMP_CANCELLED (kind "cancelled").
+//
+// With `sandbox` enabled every command runs under bubblewrap (sandbox.hpp). Whether it can is
+// probed once, at create; when it cannot, the module either fails to load with the reason
+// (`unavailable: refuse`, the default) or warns once and runs commands unsandboxed, saying so
+// in its description and in every result, never silently.
 //
 // THREADS: the host runs execute on its worker threads, concurrently; each call runs its
 // command synchronously inside execute. cancel() may come from any thread; the running calls
@@ -19,6 +26,7 @@
 #include "amplifier/module_support/command_match.hpp"
 #include "amplifier/module_support/path_policy.hpp"
 #include "process_runner.hpp"
+#include "sandbox.hpp"
 
 #include "amplifier/model.hpp"
 #include "amplifier/module_support/config_reader.hpp"
@@ -32,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace tool_bash {
 namespace {
@@ -51,6 +60,8 @@ struct BashConfig {
   double max_timeout_seconds = 600;
   double kill_grace_seconds = 2;
   std::size_t max_output_bytes = 30'000;
+  SandboxConfig sandbox;
+  std::vector<fs::path> writable_paths;  // the sandbox's, resolved
 };
 
 BashConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
@@ -68,10 +79,14 @@ BashConfig read_config(const amp::sdk::Host &host, std::string_view config_json)
   config.kill_grace_seconds = reader.get_number("kill_grace_seconds", config.kill_grace_seconds, 0, 60);
   config.max_output_bytes = static_cast<std::size_t>(
       reader.get_int("max_output_bytes", static_cast<std::int64_t>(config.max_output_bytes), 256, 64 << 20));
+  config.sandbox = read_sandbox_config(reader, config.working_dir, host);
   reader.warn_unknown_keys(host);
   std::error_code ec;
   if (!fs::is_directory(config.working_dir, ec))
     throw reader.error("working_dir", "is not an existing directory: " + config.working_dir.string());
+  // Checked only for a sandbox in use: a disabled one must not stop the tool loading.
+  if (config.sandbox.enabled)
+    config.writable_paths = resolve_writable_paths(reader, config.sandbox, config.working_dir);
   return config;
 }
 
@@ -91,8 +106,11 @@ std::string join(const std::vector<std::string> &items) {
   return out;
 }
 
-json::object bash_spec(const BashConfig &config) {
-  const std::string description =
+// The tool's spec. Its description tells the model how commands are confined: `sandbox` when
+// they run in one, `sandbox_unavailable` when the config asked for one that cannot run here.
+json::object bash_spec(const BashConfig &config, const Sandbox *sandbox,
+                       const std::optional<std::string> &sandbox_unavailable) {
+  std::string description =
       "Run a shell command with /bin/bash -c and return its output (stdout and stderr "
       "interleaved) followed by its exit code. Long output keeps its beginning and end. The "
       "command runs in the working directory unless working_dir says otherwise, with stdin "
@@ -100,6 +118,10 @@ json::object bash_spec(const BashConfig &config) {
       format_seconds(config.timeout_seconds) + ", at most " +
       format_seconds(config.max_timeout_seconds) +
       "). Background processes it starts are ended when it exits.";
+  if (sandbox) description += " " + sandbox->describe();
+  if (sandbox_unavailable)
+    description += " The configured sandbox cannot run here (" + *sandbox_unavailable +
+                   "): commands run unsandboxed.";
   return {
       {"name", "bash"},
       {"description", description},
@@ -156,12 +178,40 @@ json::object result_fields(const RunResult &run) {
           {"elided_bytes", run.output.elided_bytes()}};
 }
 
+// Where the commands run, decided once at create.
+struct SandboxChoice {
+  std::optional<Sandbox> sandbox;          // commands run in it
+  std::optional<std::string> unavailable;  // enabled but cannot run: why; commands run without
+};
+
+// A sandbox that cannot run stops the module (`unavailable: refuse`), or is warned about here,
+// once, and recorded for the description and every result.
+SandboxChoice choose_sandbox(const amp::sdk::Host &host, const BashConfig &config,
+                             const PathPolicy &directories) {
+  if (!config.sandbox.enabled) return {};
+  Sandbox sandbox(config.sandbox, config.writable_paths, directories.roots());
+  std::optional<std::string> reason = sandbox.unavailable_reason(config.working_dir);
+  if (!reason) return {std::move(sandbox), std::nullopt};
+  if (config.sandbox.when_unavailable == WhenUnavailable::refuse) {
+    throw std::runtime_error("tool-bash sandbox: cannot run here: " + *reason +
+                             ". Commands are refused (sandbox.unavailable: refuse); set "
+                             "sandbox.unavailable: unsandboxed to run them without a sandbox.");
+  }
+  host.warn("tool-bash sandbox: cannot run here: " + *reason +
+            ". Commands run UNSANDBOXED (sandbox.unavailable: unsandboxed); every result "
+            "records it as sandbox_unavailable.");
+  return {std::nullopt, std::move(reason)};
+}
+
 class BashTool final : public amp::sdk::ToolModule {
  public:
   BashTool(amp::sdk::Host host, std::string_view config_json)
       : BashTool(host, read_config(host, config_json)) {}
 
-  std::string list_tools() override { return json::serialize(json::array{bash_spec(config_)}); }
+  std::string list_tools() override {
+    const Sandbox *sandbox = sandbox_.sandbox ? &*sandbox_.sandbox : nullptr;
+    return json::serialize(json::array{bash_spec(config_, sandbox, sandbox_.unavailable)});
+  }
 
   void execute(amp_call_id call, std::string_view tool, std::string_view input_json) override {
     if (tool != "bash") {
@@ -198,7 +248,8 @@ class BashTool final : public amp::sdk::ToolModule {
   BashTool(amp::sdk::Host host, BashConfig config)
       : ToolModule(host),
         config_(std::move(config)),
-        directories_(config_.working_dir, config_.allowed_paths, "bash working directory") {}
+        directories_(config_.working_dir, config_.allowed_paths, "bash working directory"),
+        sandbox_(choose_sandbox(host, config_, directories_)) {}
 
   Request read_request(std::string_view input_json) const {
     ms::ConfigReader input = [&] {
@@ -246,11 +297,13 @@ class BashTool final : public amp::sdk::ToolModule {
     register_running(call, interrupt);
     RunResult outcome;
     try {
-      outcome = run_command(request.command, request.working_dir, request.limits, *interrupt,
+      Command command = shell_command(request.command, request.working_dir);
+      if (sandbox_.sandbox) command = sandbox_.sandbox->wrap(command);
+      outcome = run_command(command, request.limits, *interrupt,
                             [&] { return host().cancel_state(call) >= AMP_CANCEL_IMMEDIATE; });
     } catch (const SpawnError &e) {
       unregister_running(call);
-      host().call_finish(call, AMP_OK, tool_result(false, e.what()));
+      host().call_finish(call, AMP_OK, tool_result(false, e.what(), sandbox_fields()));
       return;
     }
     unregister_running(call);
@@ -267,7 +320,16 @@ class BashTool final : public amp::sdk::ToolModule {
       return;
     }
     const bool success = outcome.end == RunEnd::exited && outcome.exit_code == 0;
-    host().call_finish(call, AMP_OK, tool_result(success, result_text(outcome, limits), result_fields(outcome)));
+    json::object fields = result_fields(outcome);
+    for (const auto &field : sandbox_fields()) fields[field.key()] = field.value();
+    host().call_finish(call, AMP_OK,
+                       tool_result(success, result_text(outcome, limits), std::move(fields)));
+  }
+
+  json::object sandbox_fields() const {
+    json::object fields{{"sandboxed", sandbox_.sandbox.has_value()}};
+    if (sandbox_.unavailable) fields["sandbox_unavailable"] = *sandbox_.unavailable;
+    return fields;
   }
 
   void register_running(amp_call_id call, std::shared_ptr<Interrupt> interrupt) {
@@ -282,6 +344,7 @@ class BashTool final : public amp::sdk::ToolModule {
 
   const BashConfig config_;
   const PathPolicy directories_;
+  const SandboxChoice sandbox_;
   std::mutex running_mutex_;
   std::map<amp_call_id, std::shared_ptr<Interrupt>> running_;
 };
