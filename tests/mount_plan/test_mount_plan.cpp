@@ -350,6 +350,39 @@ hooks:
   }
 }
 
+TEST_CASE("isolation, timeout, memory_limit_mb and restarts_per_minute on module entries") {
+  const MountPlan plan = parse_mount_plan(R"(session:
+  orchestrator: loop-basic
+  context: {module: context-simple, isolation: in_process}
+  isolation: process
+providers:
+  - {module: provider-mock, timeout: 2.5, memory_limit_mb: 256, restarts_per_minute: 0}
+tools:
+  - {module: tool-bash, isolation: in_process}
+)", "isolation.yaml", fake_env());
+  CHECK(plan.isolation == Isolation::process);
+  CHECK(plan.orchestrator.isolation == Isolation::inherit);
+  CHECK(plan.context.isolation == Isolation::in_process);
+  CHECK(plan.providers.at(0).timeout_seconds == 2.5);
+  CHECK(plan.providers.at(0).memory_limit_mb == 256);
+  CHECK(plan.providers.at(0).restarts_per_minute == 0);
+  CHECK(plan.tools.at(0).isolation == Isolation::in_process);
+  CHECK(plan.tools.at(0).restarts_per_minute == 3);
+  CHECK(plan.session_extra.empty());  // isolation is read, not passed through
+
+  auto problems = problems_of(R"(session: {orchestrator: loop-basic, context: context-simple, isolation: jail}
+tools:
+  - {module: tool-bash, isolation: sandbox, timeout: -1, memory_limit_mb: 1, restarts_per_minute: x}
+)");
+  std::string all;
+  for (const auto &p : problems) all += p.to_string() + "\n";
+  CHECK(contains(all, "session.isolation: unknown isolation 'jail': expected process or in_process"));
+  CHECK(contains(all, "tools[0].isolation: unknown isolation 'sandbox'"));
+  CHECK(contains(all, "tools[0].timeout: -1 is out of range"));
+  CHECK(contains(all, "tools[0].memory_limit_mb: 1 is out of range"));
+  CHECK(contains(all, "tools[0].restarts_per_minute: expected a number"));
+}
+
 TEST_CASE("load_mount_plan reads a file and labels messages with its path") {
   const auto dir = std::filesystem::temp_directory_path() / ("amp-plan-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
