@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 using namespace amp_test;
@@ -348,4 +349,31 @@ hooks:
   REQUIRE(pid > 0);
   CHECK(pid != ::getpid());
   CHECK_FALSE(process_alive(pid));
+}
+
+TEST_CASE("cancelling a turn reaches an orchestrator and a provider in their own processes") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-streaming
+  context: context-simple
+  isolation: process
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - {text: "This answer takes a long time to begin.", delay_ms: 20000}
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  std::thread canceller([&] {
+    events.wait_for("provider:request", kPatience);
+    session->cancel(amplifier::CancelLevel::Immediate);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto turn = session->execute("wait");
+  canceller.join();
+  CHECK(turn.status == "cancelled");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(events.count("module:crashed") == 0);
+  CHECK(session->execute("again").status == "success");  // and the session goes on
 }
