@@ -362,6 +362,91 @@ TEST_CASE("a tool:post modify replaces the result the model sees") {
   CHECK(dump(messages).find("SECRET") == std::string::npos);
 }
 
+TEST_CASE("a tool result over max_tool_result_chars is cut, with a note, before the context; hooks saw it whole") {
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "abcdefghiéjklmnop"}}
+            - {id: call_2, name: c_upper, input: {text: "short"}}
+        - text: "ok"
+  )",
+                                   R"({max_tool_result_chars: 10})"));
+  EventLog events(session->hooks());
+  session->initialize();
+  REQUIRE(session->execute("shout").status == "success");
+  json::array messages = transcript(*session);
+  INFO(dump(messages));
+  auto results = tool_messages(messages);
+  REQUIRE(results.size() == 2);
+  // Ten characters, the tenth a two-byte one, then the note.
+  CHECK(tool_output(results[0]) ==
+        "ABCDEFGHIé\n\n[output cut: 17 characters, showing the first 10; ask for a narrower part "
+        "(a range, a filter, a search) to see the rest]");
+  CHECK(tool_output(results[1]) == "SHORT");
+  CHECK(transcript_problems(messages).empty());
+
+  auto cuts = events.payloads("tool:result_cut");
+  REQUIRE(cuts.size() == 1);
+  CHECK(string_at(cuts[0], "tool_name") == "c_upper");
+  CHECK(string_at(cuts[0], "tool_call_id") == "call_1");
+  CHECK(cuts[0].at("original_chars") == 17);
+  CHECK(cuts[0].at("kept_chars") == 10);
+  CHECK(cuts[0].at("max_tool_result_chars") == 10);
+  bool whole_seen = false;  // tool:post had the whole result
+  for (const auto &post : events.payloads("tool:post"))
+    whole_seen = whole_seen || post.at("result").at("output") == "ABCDEFGHIéJKLMNOP";
+  CHECK(whole_seen);
+}
+
+TEST_CASE("by default a result over 100000 characters is cut; a structured one becomes its JSON text") {
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "list"}}
+        - text: "ok"
+  )"));
+  json::array lines;
+  for (int i = 0; i < 20000; ++i) lines.emplace_back("line " + std::to_string(i));
+  const std::string whole = json::serialize(json::object{{"lines", lines}});
+  REQUIRE(whole.size() > 100000);
+  session->hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
+    HookResult r;
+    r.action = HookAction::Modify;
+    json::object replaced = data;
+    replaced["result"] = json::object{{"success", true}, {"output", json::object{{"lines", lines}}}};
+    r.data = std::move(replaced);
+    return r;
+  });
+  session->initialize();
+  REQUIRE(session->execute("list").status == "success");
+  auto results = tool_messages(transcript(*session));
+  REQUIRE(results.size() == 1);
+  const json::value output = tool_output(results[0]);
+  REQUIRE(output.is_string());
+  CHECK(std::string(output.get_string()) ==
+        whole.substr(0, 100000) + "\n\n[output cut: " + std::to_string(whole.size()) +
+            " characters, showing the first 100000; ask for a narrower part (a range, a filter, "
+            "a search) to see the rest]");
+}
+
+TEST_CASE("max_tool_result_chars 0 keeps every result whole") {
+  const std::string text(150000, 'x');
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: ")" + text + R"("}}
+        - text: "ok"
+  )",
+                                   R"({max_tool_result_chars: 0})"));
+  EventLog events(session->hooks());
+  session->initialize();
+  REQUIRE(session->execute("shout").status == "success");
+  auto results = tool_messages(transcript(*session));
+  REQUIRE(results.size() == 1);
+  CHECK(text_of(tool_output(results[0])) == std::string(150000, 'X'));
+  CHECK(events.count("tool:result_cut") == 0);
+}
+
 TEST_CASE("a tool the model invents gets tool:error and an error result naming the real tools") {
   auto session = make_session(plan(R"(
       responses:

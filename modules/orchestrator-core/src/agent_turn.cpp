@@ -3,6 +3,7 @@
 #include "amplifier/orchestrator/approval.hpp"
 #include "amplifier/orchestrator/events.hpp"
 #include "amplifier/orchestrator/messages.hpp"
+#include "amplifier/orchestrator/tool_result_limit.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -242,7 +243,10 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
 Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
       co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
-  for (const auto &outcome : batch.outcomes) store(tool_result_message(outcome));
+  for (auto &outcome : batch.outcomes) {
+    limit_result(outcome);
+    store(tool_result_message(outcome));
+  }
   unanswered_calls_.clear();
   // Injections from tool hooks follow the results: between a tool call and its result they
   // would break the pairing providers require.
@@ -250,6 +254,20 @@ Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   store_injections();
   ephemeral_for_next_request_.insert(ephemeral_for_next_request_.end(),
                                      batch.for_next_request.begin(), batch.for_next_request.end());
+}
+
+// After tool:post, so hooks see (and may keep) the whole result; before the context, which
+// would otherwise send all of it with every later request.
+void AgentTurn::limit_result(ToolOutcome &outcome) {
+  const auto cut = limit_tool_output(outcome, config_.max_tool_result_chars);
+  if (!cut) return;
+  notify_with(host_, event::kToolResultCut, [&] {
+    return json::object{{"tool_name", outcome.tool_name},
+                        {"tool_call_id", outcome.tool_call_id},
+                        {"original_chars", cut->original_chars},
+                        {"kept_chars", cut->kept_chars},
+                        {"max_tool_result_chars", config_.max_tool_result_chars}};
+  });
 }
 
 amp_cancel_level AgentTurn::cancel_level() {

@@ -50,6 +50,8 @@ class AgentTurn {
   std::string context_hints() const;
   Task<std::optional<TurnOutcome>> handle_response(ProviderResult result, bool final_call);
   Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
+  // Cuts a result longer than max_tool_result_chars and says so (tool:result_cut).
+  void limit_result(ToolOutcome &outcome);
 
   // The turn's cancellation level: what cancel() raised, or what the host reports for the
   // call (which also covers a cancel that came before the turn registered itself).

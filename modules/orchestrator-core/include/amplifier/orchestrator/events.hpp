@@ -21,4 +21,8 @@ inline constexpr std::string_view kApprovalRequired = "approval:required";
 inline constexpr std::string_view kApprovalGranted = "approval:granted";
 inline constexpr std::string_view kApprovalDenied = "approval:denied";
 inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
+
+// Events of our own (announced on the observability.events channel).
+// A tool result was cut to max_tool_result_chars before it entered the context.
+inline constexpr std::string_view kToolResultCut = "tool:result_cut";
 }  // namespace amplifier::orchestrator::event
