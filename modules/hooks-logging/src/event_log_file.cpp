@@ -1,6 +1,7 @@
 #include "event_log_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,18 +80,35 @@ bool EventLogFile::due_for_rotation(std::size_t line_bytes) const {
   return rotation_.rotate_bytes != 0 && size_ > 0 && size_ + line_bytes > rotate_at_;
 }
 
+// Several writers (processes, or instances in one process) may log to one path. Shifting the
+// files is done only while holding an flock on the file the path names, re-checked once held:
+// two writers due at once take turns, and the second finds the path already rotated, so
+// their renames never interleave (interleaved, one could rename a file onto another).
 bool EventLogFile::rotate(std::size_t line_bytes) {
-  if (another_writer_rotated()) {
-    // Another process logging to the same path rotated it: its fresh file is the current one.
-    if (!open_current()) return false;
-    if (!due_for_rotation(line_bytes)) return true;
+  for (;;) {
+    if (another_writer_rotated()) {
+      // Another writer rotated the path: its fresh file is the current one.
+      if (!open_current()) return false;
+      if (!due_for_rotation(line_bytes)) return true;
+      continue;
+    }
+    int locked;
+    do {
+      locked = ::flock(fd_, LOCK_EX);
+    } while (locked != 0 && errno == EINTR);
+    if (locked == 0 && another_writer_rotated()) {
+      ::flock(fd_, LOCK_UN);
+      continue;
+    }
+    // Without the lock (a filesystem that has none) a lone writer still rotates safely.
+    const bool rotated = shift_rotated_files() && open_current();  // closing drops the lock
+    if (!rotated) {
+      if (locked == 0) ::flock(fd_, LOCK_UN);
+      // Tried again once the file has grown by another rotate_bytes, not at every line.
+      rotate_at_ = size_ + rotation_.rotate_bytes;
+    }
+    return rotated;
   }
-  if (!shift_rotated_files() || !open_current()) {
-    // Tried again once the file has grown by another rotate_bytes, not at every line.
-    rotate_at_ = size_ + rotation_.rotate_bytes;
-    return false;
-  }
-  return true;
 }
 
 // <path>.<keep-1> -> <path>.<keep>, ..., <path>.1 -> <path>.2, then <path> -> <path>.1 (each
