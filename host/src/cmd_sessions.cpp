@@ -56,7 +56,9 @@ int list_sessions(const SessionsOptions &options) {
   if (options.as_json) {
     json::array rows;
     for (const auto &s : sessions) {
-      json::object row{{"id", s.id}, {"updated", s.updated}, {"turns", s.turn_count},
+      json::object row{{"id", s.id},
+                       {"updated", s.updated},
+                       {"turns", s.turn_count ? json::value(*s.turn_count) : json::value()},
                        {"preview", s.preview}};
       if (s.provider) row["provider"] = *s.provider;
       if (s.model) row["model"] = *s.model;
@@ -72,7 +74,8 @@ int list_sessions(const SessionsOptions &options) {
   }
   fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", "ID", "UPDATED", "TURNS", "PROVIDER", "PREVIEW");
   for (const auto &s : sessions) {
-    fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", s.id, s.updated, s.turn_count,
+    fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", s.id, s.updated,
+               s.turn_count ? std::to_string(*s.turn_count) : std::string("?"),
                s.provider.value_or("-"), s.preview);
     if (s.problem) fmt::print(stderr, "amplifier: warning: session {}: {}\n", s.id, *s.problem);
   }
@@ -121,7 +124,7 @@ void print_message(const json::value &stored) {
 }
 
 void print_header(const std::string &id, const std::optional<store::SessionMetadata> &metadata,
-                  const fs::path &file, const transcript::Transcript &loaded) {
+                  const fs::path &file) {
   fmt::print("session {}\n", id);
   if (metadata) {
     fmt::print("created {}, updated {}, {} turn(s)", metadata->created, metadata->updated,
@@ -134,34 +137,49 @@ void print_header(const std::string &id, const std::optional<store::SessionMetad
     for (const auto &d : metadata->degradations)
       fmt::print("degradation: {}: {}\n", d.feature, d.reason);
   }
-  fmt::print("transcript {} ({} message(s){})\n\n", file.string(), loaded.records.size(),
-             loaded.legacy_records ? fmt::format(", {} in the legacy format", loaded.legacy_records)
-                                   : std::string());
+  fmt::print("transcript {}\n\n", file.string());
 }
 
+void print_footer(std::size_t messages, const transcript::Transcript &read) {
+  fmt::print("\n({} message(s){})\n", messages,
+             read.legacy_records ? fmt::format(", {} in the legacy format", read.legacy_records)
+                                 : std::string());
+}
+
+// Printed as it is read, one message at a time, so a transcript of any length is shown in
+// bounded memory (each line up to the default max_line_bytes).
 int show_session(const SessionsOptions &options) {
   const fs::path where = chosen_store(options.store);
   const store::SessionFiles files = store::session_files(where, options.id);
   if (!store::session_exists(where, options.id))
     throw std::runtime_error(fmt::format("no session '{}' in {}", options.id, where.string()));
-  const transcript::Transcript loaded = transcript::load_transcript(files.transcript);
-  for (const auto &line : loaded.skipped)
-    fmt::print(stderr, "amplifier: warning: {}: line {}: {}\n", files.transcript.string(), line.line,
-               line.reason);
-  if (options.as_json) {
-    json::array messages;
-    for (const auto &record : loaded.records) messages.push_back(record.message);
-    fmt::print("{}\n", json::serialize(messages));
-    return 0;
-  }
   std::optional<store::SessionMetadata> metadata;
-  try {
-    metadata = store::read_metadata(files.metadata);
-  } catch (const std::exception &e) {
-    fmt::print(stderr, "amplifier: warning: {}\n", e.what());
+  if (!options.as_json) {
+    try {
+      metadata = store::read_metadata(files.metadata);
+    } catch (const std::exception &e) {
+      fmt::print(stderr, "amplifier: warning: {}\n", e.what());
+    }
+    print_header(options.id, metadata, files.transcript);
   }
-  print_header(options.id, metadata, files.transcript, loaded);
-  for (const auto &record : loaded.records) print_message(record.message);
+  std::size_t messages = 0;
+  if (options.as_json) fmt::print("[");
+  const transcript::Transcript read = transcript::read_transcript(
+      files.transcript,
+      [&](transcript::Record &&record) {
+        if (options.as_json)
+          fmt::print("{}{}", messages == 0 ? "" : ",", json::serialize(record.message));
+        else
+          print_message(record.message);
+        ++messages;
+        return true;
+      },
+      transcript::ReadLimits{transcript::kDefaultMaxLineBytes, 0});
+  if (options.as_json) fmt::print("]\n");
+  for (const auto &line : read.skipped)
+    fmt::print(stderr, "amplifier: warning: {}: line {}: {}\n", files.transcript.string(),
+               line.line, line.reason);
+  if (!options.as_json) print_footer(messages, read);
   return 0;
 }
 

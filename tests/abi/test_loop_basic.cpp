@@ -362,6 +362,91 @@ TEST_CASE("a tool:post modify replaces the result the model sees") {
   CHECK(dump(messages).find("SECRET") == std::string::npos);
 }
 
+TEST_CASE("a tool result over max_tool_result_chars is cut, with a note, before the context; hooks saw it whole") {
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "abcdefghiéjklmnop"}}
+            - {id: call_2, name: c_upper, input: {text: "short"}}
+        - text: "ok"
+  )",
+                                   R"({max_tool_result_chars: 10})"));
+  EventLog events(session->hooks());
+  session->initialize();
+  REQUIRE(session->execute("shout").status == "success");
+  json::array messages = transcript(*session);
+  INFO(dump(messages));
+  auto results = tool_messages(messages);
+  REQUIRE(results.size() == 2);
+  // Ten characters, the tenth a two-byte one, then the note.
+  CHECK(tool_output(results[0]) ==
+        "ABCDEFGHIé\n\n[output cut: 17 characters, showing the first 10; ask for a narrower part "
+        "(a range, a filter, a search) to see the rest]");
+  CHECK(tool_output(results[1]) == "SHORT");
+  CHECK(transcript_problems(messages).empty());
+
+  auto cuts = events.payloads("tool:result_cut");
+  REQUIRE(cuts.size() == 1);
+  CHECK(string_at(cuts[0], "tool_name") == "c_upper");
+  CHECK(string_at(cuts[0], "tool_call_id") == "call_1");
+  CHECK(cuts[0].at("original_chars") == 17);
+  CHECK(cuts[0].at("kept_chars") == 10);
+  CHECK(cuts[0].at("max_tool_result_chars") == 10);
+  bool whole_seen = false;  // tool:post had the whole result
+  for (const auto &post : events.payloads("tool:post"))
+    whole_seen = whole_seen || post.at("result").at("output") == "ABCDEFGHIéJKLMNOP";
+  CHECK(whole_seen);
+}
+
+TEST_CASE("by default a result over 100000 characters is cut; a structured one becomes its JSON text") {
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "list"}}
+        - text: "ok"
+  )"));
+  json::array lines;
+  for (int i = 0; i < 20000; ++i) lines.emplace_back("line " + std::to_string(i));
+  const std::string whole = json::serialize(json::object{{"lines", lines}});
+  REQUIRE(whole.size() > 100000);
+  session->hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
+    HookResult r;
+    r.action = HookAction::Modify;
+    json::object replaced = data;
+    replaced["result"] = json::object{{"success", true}, {"output", json::object{{"lines", lines}}}};
+    r.data = std::move(replaced);
+    return r;
+  });
+  session->initialize();
+  REQUIRE(session->execute("list").status == "success");
+  auto results = tool_messages(transcript(*session));
+  REQUIRE(results.size() == 1);
+  const json::value output = tool_output(results[0]);
+  REQUIRE(output.is_string());
+  CHECK(std::string(output.get_string()) ==
+        whole.substr(0, 100000) + "\n\n[output cut: " + std::to_string(whole.size()) +
+            " characters, showing the first 100000; ask for a narrower part (a range, a filter, "
+            "a search) to see the rest]");
+}
+
+TEST_CASE("max_tool_result_chars 0 keeps every result whole") {
+  const std::string text(150000, 'x');
+  auto session = make_session(plan(R"(
+      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: ")" + text + R"("}}
+        - text: "ok"
+  )",
+                                   R"({max_tool_result_chars: 0})"));
+  EventLog events(session->hooks());
+  session->initialize();
+  REQUIRE(session->execute("shout").status == "success");
+  auto results = tool_messages(transcript(*session));
+  REQUIRE(results.size() == 1);
+  CHECK(text_of(tool_output(results[0])) == std::string(150000, 'X'));
+  CHECK(events.count("tool:result_cut") == 0);
+}
+
 TEST_CASE("a tool the model invents gets tool:error and an error result naming the real tools") {
   auto session = make_session(plan(R"(
       responses:
@@ -509,6 +594,132 @@ TEST_CASE("a provider error emits provider:error and ends the turn with status e
   INFO(dump(messages));
   CHECK(roles(messages) == std::vector<std::string>{"user", "assistant"});  // closed for the next turn
   check_turn_reported(events, "error", "incomplete", 1);
+}
+
+namespace {
+
+// Two turns of about a thousand tokens each, answered by the first two scripted responses.
+void run_two_long_turns(amplifier::Session &session) {
+  REQUIRE(session.execute("first: " + std::string(4000, 'a')).status == "success");
+  REQUIRE(session.execute("second: " + std::string(4000, 'b')).status == "success");
+}
+
+std::int64_t input_tokens_of(const json::object &provider_response) {
+  return provider_response.at("usage").at("input_tokens").to_number<std::int64_t>();
+}
+
+std::vector<json::object> with_reason(const std::vector<json::object> &payloads,
+                                      std::string_view reason) {
+  std::vector<json::object> found;
+  for (const auto &p : payloads)
+    if (string_at(p, "reason") == reason) found.push_back(p);
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("a context_length error compacts the conversation and retries once, smaller") {
+  auto session = make_session(plan(R"(
+      responses:
+        - text: "one"
+        - text: "two"
+        - error: {kind: context_length, message: "prompt is too long"}
+        - text: "recovered"
+        - text: "four"
+  )"));
+  EventLog events(session->hooks());
+  session->initialize();
+  run_two_long_turns(*session);
+  const auto before = events.payloads("provider:response");
+  REQUIRE(before.size() == 2);
+
+  amplifier::TurnResult turn = session->execute("third");
+  CHECK(turn.status == "success");
+  CHECK(turn.response == "recovered");
+  auto retries = events.payloads("provider:retry");
+  REQUIRE(retries.size() == 1);
+  CHECK(string_at(retries[0], "reason") == "context_length");
+  CHECK(string_at(retries[0], "provider") == "provider-mock");
+  CHECK(retries[0].at("attempt") == 2);
+  CHECK(string_at(retries[0].at("error").as_object(), "kind") == "context_length");
+  CHECK(events.count("provider:error") == 0);
+  CHECK(events.count("provider:request") == 3);  // the retry belongs to the same iteration
+  auto compactions = with_reason(events.payloads("context:post_compact"), "context_length");
+  REQUIRE(compactions.size() == 1);
+  CHECK(compactions[0].at("messages_after").to_number<int>() <
+        compactions[0].at("messages_before").to_number<int>());
+  CHECK(events.index_of("context:post_compact") < events.index_of("provider:retry"));
+  // What the provider received was smaller than the request of the turn before.
+  const auto after = events.payloads("provider:response");
+  REQUIRE(after.size() == 3);
+  CHECK(input_tokens_of(after[2]) < input_tokens_of(before[1]));
+  // The history itself is whole: compaction shapes requests only.
+  CHECK(transcript(*session).size() == 6);
+
+  // Later requests to that provider stay within the budget learnt from the refusal.
+  REQUIRE(session->execute("fourth").status == "success");
+  CHECK(with_reason(events.payloads("context:pre_compact"), "threshold").size() == 1);
+  CHECK(events.count("provider:retry") == 1);
+}
+
+TEST_CASE("a context_length error on the compacted retry too fails the turn with that error") {
+  auto session = make_session(plan(R"(
+      responses:
+        - text: "one"
+        - text: "two"
+        - error: {kind: context_length, message: "prompt is too long"}
+        - error: {kind: context_length, message: "still too long"}
+        - text: "next turn"
+  )"));
+  EventLog events(session->hooks());
+  session->initialize();
+  run_two_long_turns(*session);
+  amplifier::TurnResult turn = session->execute("third");
+  CHECK(turn.status == "error");
+  REQUIRE(turn.error.is_object());
+  CHECK(string_at(turn.error.as_object(), "kind") == "context_length");
+  CHECK(string_at(turn.error.as_object(), "message") == "still too long");
+  CHECK(events.count("provider:retry") == 1);
+  CHECK(events.count("provider:error") == 1);
+  CHECK(transcript_problems(transcript(*session)).empty());
+  // Exactly two calls were made: the next turn gets the next scripted response.
+  CHECK(session->execute("again").response == "next turn");
+}
+
+TEST_CASE("a context_length error that compaction cannot help is not retried with the same request") {
+  auto session = make_session(plan(R"(
+      responses:
+        - error: {kind: context_length, message: "prompt is too long"}
+        - text: "next turn"
+  )"));
+  EventLog events(session->hooks());
+  session->initialize();
+  amplifier::TurnResult turn = session->execute("one huge prompt");
+  CHECK(turn.status == "error");
+  REQUIRE(turn.error.is_object());
+  CHECK(string_at(turn.error.as_object(), "kind") == "context_length");
+  CHECK(string_at(turn.error.as_object(), "message") ==
+        "prompt is too long (compacting the conversation could not make the request smaller)");
+  CHECK(events.count("provider:retry") == 0);
+  CHECK(events.count("provider:error") == 1);
+  CHECK(session->execute("again").response == "next turn");
+}
+
+TEST_CASE("a context_length error after content was streamed is not retried") {
+  auto session = make_session(plan(R"(
+      responses:
+        - text: "one"
+        - text: "two"
+        - {text: "partial answer", error: {kind: context_length, message: "too long midway"}}
+        - text: "next turn"
+  )"));
+  EventLog events(session->hooks());
+  session->initialize();
+  run_two_long_turns(*session);
+  amplifier::TurnResult turn = session->execute("third");
+  CHECK(turn.status == "error");
+  CHECK(events.count("provider:retry") == 0);
+  CHECK(session->execute("again").response == "next turn");
 }
 
 TEST_CASE("without a provider the turn fails with a configuration error that says so") {

@@ -5,6 +5,9 @@
 #include "amplifier/session_store.hpp"
 #include "amplifier/transcript.hpp"
 
+#include <csignal>
+#include <future>
+
 using namespace ctxtest;
 using amp_test::ProcessOptions;
 using amp_test::ProcessResult;
@@ -214,4 +217,171 @@ TEST_CASE("every sessions command answers --help") {
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
   }
+}
+
+namespace {
+
+// A session of one finished turn, written by the real binary; returns its id.
+std::string first_session(const Scratch &s, const fs::path &plan) {
+  auto first = s.amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "hello"});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  return std::string(events_of(first.out).front().at("session_id").as_string());
+}
+
+// A plan whose provider first calls bash to create `started` and wait for `release` (files in
+// the working directory), then answers `answer`: a run of it holds its session open for as
+// long as the test wants, with no timing involved.
+std::string blocking_plan(const std::string &started, const std::string &release,
+                          const std::string &answer) {
+  return R"(session:
+  orchestrator: loop-basic
+  context: context-persistent
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls:
+            - {id: call_wait, name: bash, input: {command: "touch )" +
+         started + " && while [ ! -e " + release + R"( ]; do sleep 0.05; done"}}
+        - text: ")" + answer + R"("
+tools:
+  - module: tool-bash
+)";
+}
+
+// Waits until `file` exists or `running` has ended (false: it never appeared).
+bool wait_for_file(const fs::path &file, std::future<ProcessResult> &running) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(file)) {
+    if (running.wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) return false;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("two processes resuming one session: the second is refused, naming it; the first completes") {
+  Scratch s;
+  const fs::path chat = s.dir / "chat.yaml";
+  write_file(chat, kChatPlan);
+  const std::string id = first_session(s, chat);
+  const fs::path blocking = s.dir / "blocking.yaml";
+  write_file(blocking, blocking_plan("started", "release", "A is done"));
+
+  auto holder = std::async(std::launch::async, [&] {
+    return s.amplifier({"run", "--plan", blocking.string(), "--resume", id, "work slowly"});
+  });
+  REQUIRE_MESSAGE(wait_for_file(s.dir / "started", holder), "the first process never got going");
+
+  auto intruder = s.amplifier({"run", "--plan", chat.string(), "--resume", id, "intrude"});
+  CHECK(intruder.exit_code == 1);
+  CHECK(intruder.err.find("session " + id + " is in use by another process") != std::string::npos);
+  write_file(s.dir / "release", "");
+  const ProcessResult first = holder.get();
+  INFO(first.err);
+  CHECK(first.exit_code == 0);
+  CHECK(first.out.find("A is done") != std::string::npos);
+
+  // One writer's lines only, each whole, in its order; the refused process left nothing.
+  const auto files = amplifier::session_store::session_files(s.store(), id);
+  const auto loaded = amplifier::transcript::load_transcript(files.transcript);
+  CHECK(loaded.skipped.empty());
+  REQUIRE(loaded.records.size() == 6);  // hello, answer, work slowly, tool call, result, answer
+  CHECK(loaded.records[2].message.at("content") == "work slowly");
+  CHECK(read_text(files.transcript).find("intrude") == std::string::npos);
+  // Once the first has ended, the session is free again.
+  auto after = s.amplifier({"run", "--plan", chat.string(), "--resume", id, "now me"});
+  INFO(after.err);
+  CHECK(after.exit_code == 0);
+}
+
+TEST_CASE("a process killed while it holds a session leaves no lock behind") {
+  Scratch s;
+  const fs::path chat = s.dir / "chat.yaml";
+  write_file(chat, kChatPlan);
+  const std::string id = first_session(s, chat);
+  const fs::path blocking = s.dir / "blocking.yaml";
+  write_file(blocking, blocking_plan("started", "release", "never"));
+  ProcessOptions options = s.options();
+  options.signal_marker = R"("event":"tool:pre")";  // it holds the session now
+  options.signal_to_send = SIGKILL;
+  const auto killed = amp_test::run_process(
+      {kAmplifier, "run", "--plan", blocking.string(), "--format", "jsonl", "--resume", id, "work"},
+      options);
+  write_file(s.dir / "release", "");  // lets a bash it may have started end
+  REQUIRE(killed.signal == SIGKILL);
+
+  auto resumed = s.amplifier({"run", "--plan", chat.string(), "--format", "jsonl", "--resume", id,
+                              "after the crash"});
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(final_response(events_of(resumed.out)) == "Mock response to: after the crash");
+}
+
+TEST_CASE("run --resume of a history over max_history_bytes fails naming the limit; the file stays") {
+  Scratch s;
+  const fs::path chat = s.dir / "chat.yaml";
+  write_file(chat, kChatPlan);
+  const std::string id = first_session(s, chat);
+  const auto files = amplifier::session_store::session_files(s.store(), id);
+  // 1 GiB: the session's lines, then a hole (no disk used) that reads as zero bytes.
+  constexpr std::uintmax_t kSize = std::uintmax_t(1) << 30;
+  fs::resize_file(files.transcript, kSize);
+  ProcessOptions options = s.options();
+  options.data_limit_bytes = 512ull << 20;  // reading it whole would not fit
+  const auto r = amp_test::run_process(
+      {kAmplifier, "run", "--plan", chat.string(), "--resume", id, "more"}, options);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find(files.transcript.string() + " is 1073741824 bytes, more than max_history_bytes "
+                                               "(268435456 bytes)") != std::string::npos);
+  CHECK(fs::file_size(files.transcript) == kSize);  // nothing cut, nothing lost
+}
+
+TEST_CASE("run --resume loads a 50 MB message; a context configured for less names max_line_bytes") {
+  Scratch s;
+  const fs::path chat = s.dir / "chat.yaml";
+  write_file(chat, kChatPlan);
+  const std::string id = "big-message";
+  const auto files = amplifier::session_store::session_files(s.store(), id);
+  const std::string huge(50'000'000, 'h');
+  write_file(files.transcript,
+             amplifier::transcript::encode_line(text_message("user", huge), std::nullopt, "") +
+                 amplifier::transcript::encode_line(text_message("assistant", "noted"), std::nullopt, ""));
+
+  auto resumed = s.amplifier({"run", "--plan", chat.string(), "--format", "jsonl", "--resume", id,
+                              "what did I send?"});
+  INFO(resumed.err.substr(0, 2000));
+  CHECK(resumed.exit_code == 0);
+  const auto loaded = named(events_of(resumed.out), "context:transcript_loaded");
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0].at("data").at("messages_read") == 2);
+
+  const fs::path strict = s.dir / "strict.yaml";
+  write_file(strict, "session:\n  orchestrator: loop-basic\n  context:\n    module: context-persistent\n"
+                     "    config: {max_line_bytes: 1000000}\nproviders:\n  - module: provider-mock\n");
+  auto refused = s.amplifier({"run", "--plan", strict.string(), "--resume", id, "again"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find(files.transcript.string() +
+                         ": line 1 is longer than max_line_bytes (1000000 bytes)") != std::string::npos);
+}
+
+TEST_CASE("sessions list of a huge session without metadata reads only its start") {
+  Scratch s;
+  const auto files = amplifier::session_store::session_files(s.store(), "huge-legacy");
+  write_file(files.transcript, jsonl({R"({"role":"user","content":"the old question"})",
+                                      R"({"role":"assistant","content":"an old answer"})"}));
+  fs::resize_file(files.transcript, std::uintmax_t(2) << 30);  // a hole: no disk used
+  ProcessOptions options = s.options();
+  options.data_limit_bytes = 256ull << 20;
+  auto r = amp_test::run_process({kAmplifier, "sessions", "list"}, options);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const auto lines = amp_test::lines_of(r.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].find("huge-legacy") != std::string::npos);
+  CHECK(lines[1].find("  ?  ") != std::string::npos);  // turns unknown: not read whole
+  CHECK(lines[1].find("the old question") != std::string::npos);
 }

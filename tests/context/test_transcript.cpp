@@ -270,3 +270,137 @@ TEST_CASE("migrate refuses a session in use and lines of a newer format") {
   CHECK_THROWS_WITH_AS(store::migrate_session(dir.path(), "absent"), doctest::Contains("no session"),
                        std::runtime_error);
 }
+
+namespace {
+
+// What a read found, comparable field by field.
+void check_same(const transcript::Transcript &read, const transcript::Transcript &expected) {
+  REQUIRE(read.records.size() == expected.records.size());
+  for (std::size_t i = 0; i < read.records.size(); ++i) {
+    CAPTURE(i);
+    CHECK(read.records[i].message == expected.records[i].message);
+    CHECK(read.records[i].line == expected.records[i].line);
+  }
+  REQUIRE(read.skipped.size() == expected.skipped.size());
+  for (std::size_t i = 0; i < read.skipped.size(); ++i) {
+    CHECK(read.skipped[i].line == expected.skipped[i].line);
+    CHECK(read.skipped[i].reason == expected.skipped[i].reason);
+  }
+  CHECK(read.torn_tail == expected.torn_tail);
+  CHECK(read.intact_bytes == expected.intact_bytes);
+  CHECK(read.legacy_records == expected.legacy_records);
+}
+
+std::string user_line(std::size_t content_bytes) {
+  return v1_line(json::object{{"role", "user"}, {"content", std::string(content_bytes, 'u')}});
+}
+
+}  // namespace
+
+TEST_CASE("a file read line by line gives what decoding its whole text gives, across blocks") {
+  TempDir dir;
+  std::string text;
+  for (std::size_t size : {10, 700000, 5, 1500000, 0, 300000, 2500000, 1})
+    text += size == 0 ? std::string("\n") : user_line(size);
+  text += "not json\n" + std::string(kLegacyTool) + "\n" + user_line(3) + R"({"role":"us)";
+  const fs::path file = dir / "transcript.jsonl";
+  write_file(file, text);
+  const auto read = transcript::load_transcript(file);
+  check_same(read, transcript::parse_transcript(text));
+  CHECK(read.records.size() == 9);
+  CHECK(read.torn_tail);
+}
+
+TEST_CASE("a complete line longer than max_line_bytes fails, naming the line and the limit") {
+  TempDir dir;
+  const fs::path file = dir / "transcript.jsonl";
+  // Within one read block, and spread over several.
+  for (auto [limit, size] : {std::pair<std::uint64_t, std::size_t>{1000, 2000},
+                             std::pair<std::uint64_t, std::size_t>{1 << 20, 3 << 20}}) {
+    CAPTURE(limit);
+    write_file(file, user_line(10) + user_line(size) + user_line(10));
+    try {
+      (void)transcript::load_transcript(file, transcript::ReadLimits{limit, 0});
+      FAIL("a line over the limit was read");
+    } catch (const transcript::TranscriptLimitError &e) {
+      CHECK(e.limit() == "max_line_bytes");
+      CHECK(e.value() == limit);
+      CHECK(std::string(e.what()) ==
+            file.string() + ": line 2 is longer than max_line_bytes (" + std::to_string(limit) +
+                " bytes), so it is not read into memory; raise max_line_bytes to load it (the "
+                "transcript stays as it is)");
+    }
+    // A limit it fits in reads it.
+    CHECK(transcript::load_transcript(file, transcript::ReadLimits{limit * 4, 0}).records.size() == 3);
+  }
+}
+
+TEST_CASE("a torn tail longer than max_line_bytes is skipped like any torn tail, never held") {
+  TempDir dir;
+  const fs::path file = dir / "transcript.jsonl";
+  const std::string whole = user_line(10) + user_line(10);
+  write_file(file, whole + std::string(3 << 20, 't'));
+  const auto read = transcript::load_transcript(file, transcript::ReadLimits{1 << 20, 0});
+  CHECK(read.records.size() == 2);
+  CHECK(read.torn_tail);
+  REQUIRE(read.skipped.size() == 1);
+  CHECK(read.skipped[0].line == 3);
+  CHECK(read.skipped[0].reason.find(std::to_string(3 << 20) + " bytes without a newline") !=
+        std::string::npos);
+  CHECK(read.intact_bytes == whole.size());
+}
+
+TEST_CASE("a history over max_history_bytes fails before it is read, naming the limit") {
+  TempDir dir;
+  const fs::path file = dir / "transcript.jsonl";
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += user_line(100);
+  write_file(file, text);
+  CHECK_THROWS_WITH_AS(
+      transcript::load_transcript(file, transcript::ReadLimits{0, 1000}),
+      (file.string() + " is " + std::to_string(text.size()) +
+       " bytes, more than max_history_bytes (1000 bytes), so it is not loaded into memory; raise "
+       "max_history_bytes to load it, or start a new session (the transcript stays as it is)")
+          .c_str(),
+      transcript::TranscriptLimitError);
+  CHECK(transcript::load_transcript(file, transcript::ReadLimits{0, text.size()}).records.size() == 10);
+  CHECK(read_text(file) == text);  // a refused read changes nothing
+}
+
+TEST_CASE("a reader that has what it needs stops reading") {
+  TempDir dir;
+  const fs::path file = dir / "transcript.jsonl";
+  write_file(file, user_line(1) + user_line(2) + "not json\n" + user_line(3));
+  std::size_t seen = 0;
+  const auto read = transcript::read_transcript(file, [&](transcript::Record &&) { return ++seen < 2; });
+  CHECK(seen == 2);
+  CHECK(read.skipped.empty());  // the damaged line after the stop was never reached
+}
+
+TEST_CASE("listing a large session without metadata reads its first records only") {
+  TempDir dir;
+  const auto files = store::session_files(dir.path(), "big-legacy");
+  std::string text = jsonl({R"({"role":"system","content":"be brief"})",
+                            R"({"role":"user","content":"the first question"})", kLegacyAssistant});
+  // Past the first user message: a line no reader may hold (over the default max_line_bytes),
+  // which a whole read would fail on.
+  text += v1_line(json::object{{"role", "user"},
+                               {"content", std::string(transcript::kDefaultMaxLineBytes, 'x')}});
+  write_file(files.transcript, text);
+  const auto sessions = store::list_sessions(dir.path());
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].preview == "the first question");
+  CHECK_FALSE(sessions[0].turn_count);  // unknown: the file was not read whole
+  CHECK_FALSE(sessions[0].problem);
+
+  write_file(files.transcript, jsonl({R"({"role":"user","content":"a"})", kLegacyAssistant,
+                                      R"({"role":"user","content":"b"})"}));
+  CHECK(store::list_sessions(dir.path())[0].turn_count == 2);  // a small one is counted
+}
+
+TEST_CASE("metadata larger than any summary could be is refused, not read") {
+  TempDir dir;
+  const fs::path file = dir / "metadata.json";
+  write_file(file, R"({"session_id":"s","preview":")" + std::string(store::kMaxMetadataBytes, 'p') + "\"}");
+  CHECK_THROWS_WITH(store::read_metadata(file), doctest::Contains("not read"));
+}

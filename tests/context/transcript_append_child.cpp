@@ -3,7 +3,8 @@
 //     mounts context-persistent in a real session and appends messages in a loop, printing
 //     "ack N" after message N was accepted, until it is killed;
 //   transcript_append_child --huge-line <file>
-//     appends three small lines, prints "writing", then appends one line of 64 MB, whose
+//     appends three small lines, prints "writing", then appends one line of 60 MiB (under the
+//     reader's default max_line_bytes, so it loads when the kill comes late), whose
 //     write(2) lasts long enough for a SIGKILL sent on "writing" to land inside it.
 #include "kill_test_messages.hpp"
 
@@ -25,7 +26,7 @@ int append_huge_line(const char *file) {
     writer.append(amplifier::transcript::encode_line(
         boost::json::object{{"role", "user"}, {"content", "small " + std::to_string(i)}}, std::nullopt, ""));
   const std::string huge = amplifier::transcript::encode_line(
-      boost::json::object{{"role", "user"}, {"content", std::string(64 << 20, 'h')}}, std::nullopt, "");
+      boost::json::object{{"role", "user"}, {"content", std::string(60 << 20, 'h')}}, std::nullopt, "");
   std::printf("writing\n");
   std::fflush(stdout);
   writer.append(huge);

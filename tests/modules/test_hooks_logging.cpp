@@ -1,5 +1,5 @@
-// hooks-logging through a real Session: one valid JSON line per event, truncation, the file
-// cap, path templates, concurrency.
+// hooks-logging through a real Session: one valid JSON line per event, truncation, rotation,
+// path templates, concurrency.
 #include "module_test_support.hpp"
 
 #include <cstdlib>
@@ -126,19 +126,122 @@ TEST_CASE("hooks-logging: concurrent emits never interleave lines") {
   for (const auto &l : lines) CHECK(l.at("data").at("p").as_string().size() == payload.size());
 }
 
-TEST_CASE("hooks-logging stops at max_file_bytes with one warning") {
+namespace {
+
+// The "i" of every test:flood line in `files`, read in the order given.
+std::vector<std::int64_t> flood_indices(const std::vector<fs::path> &files) {
+  std::vector<std::int64_t> indices;
+  for (const auto &file : files)
+    for (const auto &line : lines_of(log_lines(file), "test:flood"))
+      indices.push_back(line.at("data").at("i").to_number<std::int64_t>());
+  return indices;
+}
+
+fs::path numbered(const fs::path &file, int n) { return fs::path(file.string() + "." + std::to_string(n)); }
+
+}  // namespace
+
+TEST_CASE("hooks-logging rotates at rotate_bytes and keeps keep_files files, every line whole") {
   LogCapture log;
   TempDir dir;
+  const fs::path file = dir.path() / "events.jsonl";
+  {
+    auto session = open_session(logging_plan(
+        {{"session_log_template", file.string()}, {"rotate_bytes", 2000}, {"keep_files", 3}}));
+    for (int i = 0; i < 200; ++i)
+      session->hooks().emit("test:flood", json::object{{"i", i}, {"filler", std::string(50, 'f')}});
+  }
+  const std::vector<fs::path> kept{numbered(file, 3), numbered(file, 2), numbered(file, 1), file};
+  for (const auto &f : kept) {
+    CAPTURE(f);
+    REQUIRE(fs::exists(f));
+    CHECK(fs::file_size(f) <= 2000);
+    CHECK(!log_lines(f).empty());  // and every line is one whole JSON object
+  }
+  CHECK_FALSE(fs::exists(numbered(file, 4)));  // the oldest went
+  // The kept files hold the newest events, oldest file first, with no gap and no repeat.
+  const auto indices = flood_indices(kept);
+  REQUIRE(indices.size() >= 16);  // about five lines a file
+  CHECK(indices.back() == 199);
+  for (std::size_t k = 1; k < indices.size(); ++k) CHECK(indices[k] == indices[k - 1] + 1);
+  CHECK(fs::file_size(numbered(file, 1)) > 1500);  // filled up to the limit, not rotated early
+  CHECK(log.containing("hooks-logging").empty());  // rotating is routine, not a warning
+}
+
+TEST_CASE("hooks-logging: an existing log counts toward rotate_bytes; a long line gets a file of its own") {
+  TempDir dir;
+  const fs::path file = dir.path() / "events.jsonl";
+  const std::string earlier = R"({"event":"earlier","data":{},"session_id":"s","ts":"t"})" "\n";
+  std::string previous;
+  while (previous.size() + earlier.size() <= 900) previous += earlier;
+  write_file(file, previous);
   auto session = open_session(logging_plan(
-      {{"session_log_template", (dir.path() / "capped.jsonl").string()}, {"max_file_bytes", 2000}}));
+      {{"session_log_template", file.string()}, {"rotate_bytes", 1000}, {"keep_files", 2},
+       {"max_string_bytes", 0}}));
+  session->hooks().emit("test:big", json::object{{"text", std::string(5000, 'b')}});
+  // The earlier lines were rotated out whole before the long line, which is whole too.
+  CHECK(read_text(numbered(file, 1)).starts_with(previous));
+  auto big = lines_of(log_lines(file), "test:big");
+  REQUIRE(big.size() == 1);
+  CHECK(big[0].at("data").at("text").as_string().size() == 5000);
+  CHECK(log_lines(file).size() == 1);
+  // The next event does not fit beside it: another rotation.
+  session->hooks().emit("test:after", json::object{});
+  CHECK(lines_of(log_lines(file), "test:after").size() == 1);
+  CHECK(lines_of(log_lines(numbered(file, 1)), "test:big").size() == 1);
+  CHECK(read_text(numbered(file, 2)).starts_with(previous));
+}
+
+TEST_CASE("hooks-logging with keep_files 0 starts the log afresh at rotate_bytes") {
+  TempDir dir;
+  const fs::path file = dir.path() / "events.jsonl";
+  auto session = open_session(logging_plan(
+      {{"session_log_template", file.string()}, {"rotate_bytes", 1000}, {"keep_files", 0}}));
   for (int i = 0; i < 100; ++i)
     session->hooks().emit("test:flood", json::object{{"i", i}, {"filler", std::string(50, 'f')}});
-  const auto size = fs::file_size(dir.path() / "capped.jsonl");
-  CHECK(size <= 2000);
-  CHECK(size > 1500);  // filled up to the cap, not stopped early
-  auto lines = log_lines(dir.path() / "capped.jsonl");  // and every line is whole
-  CHECK(!lines.empty());
-  CHECK(log.containing("reached max_file_bytes").size() == 1);
+  CHECK_FALSE(fs::exists(numbered(file, 1)));
+  CHECK(fs::file_size(file) <= 1000);
+  const auto indices = flood_indices({file});
+  REQUIRE_FALSE(indices.empty());
+  CHECK(indices.back() == 99);
+}
+
+TEST_CASE("hooks-logging: a rotation that fails loses nothing and warns once") {
+  LogCapture log;
+  TempDir dir;
+  const fs::path file = dir.path() / "events.jsonl";
+  // A non-empty directory where the first rotated file should go: rename(2) refuses it.
+  write_file(numbered(file, 1) / "occupied", "x");
+  auto session = open_session(logging_plan(
+      {{"session_log_template", file.string()}, {"rotate_bytes", 1000}, {"keep_files", 1}}));
+  for (int i = 0; i < 100; ++i)
+    session->hooks().emit("test:flood", json::object{{"i", i}, {"filler", std::string(50, 'f')}});
+  const auto indices = flood_indices({file});
+  REQUIRE(indices.size() == 100);  // every event, in the current file
+  for (int i = 0; i < 100; ++i) CHECK(indices[i] == i);
+  CHECK(log.containing("rotating " + file.string() + " at rotate_bytes (1000 bytes) failed").size() == 1);
+}
+
+TEST_CASE("hooks-logging: two writers rotating one log never split or lose a line") {
+  TempDir dir;
+  const fs::path file = dir.path() / "shared.jsonl";
+  const auto plan = logging_plan(
+      {{"session_log_template", file.string()}, {"rotate_bytes", 3000}, {"keep_files", 500}});
+  auto first = open_session(plan);
+  auto second = open_session(plan);  // its own descriptor, as another process would have
+  constexpr int kPerWriter = 300;
+  std::vector<std::thread> threads;
+  for (auto *session : {first.get(), second.get()}) {
+    threads.emplace_back([session] {
+      for (int i = 0; i < kPerWriter; ++i)
+        session->hooks().emit("test:flood", json::object{{"i", i}, {"filler", std::string(100, 'f')}});
+    });
+  }
+  for (auto &t : threads) t.join();
+  std::vector<fs::path> files{file};
+  for (int n = 1; fs::exists(numbered(file, n)); ++n) files.push_back(numbered(file, n));
+  CHECK(files.size() > 10);
+  CHECK(flood_indices(files).size() == 2 * kPerWriter);  // log_lines checks each line is whole
 }
 
 TEST_CASE("hooks-logging expands ~ to HOME and warns about unknown keys") {
@@ -149,10 +252,10 @@ TEST_CASE("hooks-logging expands ~ to HOME and warns about unknown keys") {
   ::setenv("HOME", home.path().c_str(), 1);
   {
     auto session = open_session(logging_plan(
-        {{"session_log_template", "~/logs/{session_id}/events.jsonl"}, {"max_file_byte", 10}}));
+        {{"session_log_template", "~/logs/{session_id}/events.jsonl"}, {"rotate_byte", 10}}));
     session->hooks().emit("test:home", json::object{});
     CHECK(fs::exists(home.path() / "logs" / session->id() / "events.jsonl"));
-    CHECK(log.containing("unknown key 'max_file_byte' is ignored (did you mean 'max_file_bytes'?)").size() == 1);
+    CHECK(log.containing("unknown key 'rotate_byte' is ignored (did you mean 'rotate_bytes'?)").size() == 1);
   }
   if (old_home) ::setenv("HOME", saved.c_str(), 1); else ::unsetenv("HOME");
 }

@@ -87,6 +87,18 @@ TEST_CASE("utf8_prefix_length never splits a character") {
   CHECK(ms::utf8_prefix_length(text, 100) == text.size());
 }
 
+TEST_CASE("utf8_length counts characters; utf8_prefix_chars cuts after whole characters") {
+  const std::string text = "ab\xC3\xA9" "c\xF0\x9F\x98\x80" "d";  // "abéc", an emoji, "d"
+  CHECK(ms::utf8_length(text) == 6);
+  CHECK(ms::utf8_length("") == 0);
+  CHECK(ms::utf8_prefix_chars(text, 0) == 0);
+  CHECK(ms::utf8_prefix_chars(text, 2) == 2);
+  CHECK(ms::utf8_prefix_chars(text, 3) == 4);   // "abé"
+  CHECK(ms::utf8_prefix_chars(text, 5) == 9);   // the emoji whole
+  CHECK(ms::utf8_prefix_chars(text, 6) == text.size());
+  CHECK(ms::utf8_prefix_chars(text, 100) == text.size());
+}
+
 TEST_CASE("path templates: ~ and {session_id}") {
   const char *old_home = std::getenv("HOME");
   const std::string saved = old_home ? old_home : "";

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,12 @@ void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOC
   for (const auto &name : o.unset_env) unsetenv(name.c_str());
   for (const auto &[k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
   if (!o.working_dir.empty() && chdir(o.working_dir.c_str()) != 0) _exit(126);
+#ifndef AMP_SANITIZER_BUILD
+  if (o.data_limit_bytes != 0) {
+    const rlimit limit{o.data_limit_bytes, o.data_limit_bytes};
+    if (setrlimit(RLIMIT_DATA, &limit) != 0) _exit(125);
+  }
+#endif
   std::vector<char *> args;
   for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);

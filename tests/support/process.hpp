@@ -2,6 +2,7 @@
 // a working directory and a timeout (the child's process group is killed when it expires).
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ struct ProcessOptions {
   // to the child (not its group), as a user's Ctrl-C or a supervisor's SIGTERM would.
   std::string signal_marker;
   int signal_to_send = 0;
+  // When set: the child's RLIMIT_DATA (heap and other private writable memory), so a test can
+  // show that a command works in bounded memory. Not applied in sanitizer builds, whose shadow
+  // memory alone is far beyond any such limit.
+  std::uint64_t data_limit_bytes = 0;
 };
 
 ProcessResult run_process(const std::vector<std::string> &argv, const ProcessOptions &options = {});

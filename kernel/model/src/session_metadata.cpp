@@ -75,7 +75,7 @@ SessionMetadata metadata_from_json(const json::value &value) {
 std::optional<SessionMetadata> read_metadata(const fs::path &file) {
   std::error_code error;
   if (!fs::exists(file, error)) return std::nullopt;
-  const std::string text = transcript::read_file(file);
+  const std::string text = transcript::read_file(file, kMaxMetadataBytes);
   try {
     return metadata_from_json(parse_json(text));
   } catch (const ModelError &e) {

@@ -44,19 +44,41 @@ std::string modification_time(const fs::path &file) {
   return with_millis;
 }
 
-// A summary from the transcript alone, for sessions without metadata (legacy stores).
+// Sessions without metadata are summarised from their transcript: up to this size whole...
+constexpr std::uint64_t kSummaryScanBytes = 1 << 20;
+// ...beyond it from the first records only, up to the first user message.
+constexpr std::size_t kPreviewScanRecords = 64;
+
+std::string_view role_of(const transcript::Record &record) {
+  const auto *message = record.message.if_object();
+  const auto *role = message ? message->if_contains("role") : nullptr;
+  return role && role->is_string() ? std::string_view(role->get_string()) : std::string_view();
+}
+
+// A summary from the transcript alone, for sessions without metadata (legacy stores). It
+// reads only what it needs: a small transcript whole, to count its turns; of a larger one only
+// the first records, for the preview (its turn count stays unknown).
 SessionSummary summary_from_transcript(const std::string &id, const SessionFiles &files) {
   SessionSummary summary;
   summary.id = id;
   summary.updated = modification_time(files.transcript);
   try {
-    const auto transcript = transcript::load_transcript(files.transcript);
-    summary.preview = one_line_preview(first_prompt(transcript.records), 80);
-    for (const auto &record : transcript.records) {
-      const auto *message = record.message.if_object();
-      const auto *role = message ? message->if_contains("role") : nullptr;
-      if (role && role->is_string() && role->get_string() == "user") ++summary.turn_count;
-    }
+    std::error_code error;
+    const bool small = fs::file_size(files.transcript, error) <= kSummaryScanBytes && !error;
+    std::int64_t turns = 0;
+    std::size_t records = 0;
+    transcript::read_transcript(
+        files.transcript,
+        [&](transcript::Record &&record) {
+          const bool user = role_of(record) == "user";
+          if (user && summary.preview.empty())
+            summary.preview = one_line_preview(first_prompt({std::move(record)}), 80);
+          turns += user ? 1 : 0;
+          ++records;
+          return small || (summary.preview.empty() && records < kPreviewScanRecords);
+        },
+        transcript::ReadLimits{transcript::kDefaultMaxLineBytes, 0});
+    if (small) summary.turn_count = turns;
   } catch (const std::exception &e) {
     summary.problem = e.what();
   }
@@ -91,12 +113,6 @@ fs::path unused_backup_path(const fs::path &transcript) {
     backup += ".bak." + std::to_string(n);
   }
   return backup;
-}
-
-std::string encode_all(const std::vector<transcript::Record> &records) {
-  std::string text;
-  for (const auto &record : records) text += transcript::encode_line(record);
-  return text;
 }
 
 }  // namespace
@@ -199,21 +215,36 @@ MigrationResult migrate_session(const fs::path &store, std::string_view id) {
   if (!lock)
     throw std::runtime_error("session '" + std::string(id) +
                              "' is in use by another process; migrate it once that has ended");
-  const std::string original = transcript::read_file(files.transcript);
-  transcript::Transcript loaded = transcript::parse_transcript(original);
-  if (loaded.newer_format_lines > 0)
-    throw std::runtime_error(std::to_string(loaded.newer_format_lines) +
-                             " line(s) of " + files.transcript.string() +
-                             " use a newer transcript format; not rewriting them");
+  // Read twice, one line at a time, never whole: first to learn whether anything must change,
+  // then to write the new transcript as it is read.
+  const transcript::ReadLimits limits{transcript::kDefaultMaxLineBytes, 0};
   MigrationResult result;
-  result.records = loaded.records.size();
-  result.converted = loaded.legacy_records;
-  result.skipped = loaded.skipped;
-  if (loaded.legacy_records == 0) return result;
+  const transcript::Transcript survey = transcript::read_transcript(
+      files.transcript,
+      [&](transcript::Record &&) {
+        ++result.records;
+        return true;
+      },
+      limits);
+  if (survey.newer_format_lines > 0)
+    throw std::runtime_error(std::to_string(survey.newer_format_lines) + " line(s) of " +
+                             files.transcript.string() +
+                             " use a newer transcript format; not rewriting them");
+  result.converted = survey.legacy_records;
+  result.skipped = survey.skipped;
+  if (survey.legacy_records == 0) return result;
 
   const fs::path backup = unused_backup_path(files.transcript);
-  transcript::replace_file_atomically(backup, original);
-  transcript::replace_file_atomically(files.transcript, encode_all(loaded.records));
+  transcript::copy_file_atomically(files.transcript, backup);
+  transcript::FileReplacement rewritten(files.transcript, true);
+  transcript::read_transcript(
+      files.transcript,
+      [&](transcript::Record &&record) {
+        rewritten.append(transcript::encode_line(record));
+        return true;
+      },
+      limits);
+  rewritten.commit();
   result.backup = backup;
   return result;
 }

@@ -1,11 +1,13 @@
 // Transcript files: crash-safe appends, atomic replacement, reading.
 #include "amplifier/transcript.hpp"
+#include "line_reader.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <system_error>
@@ -90,6 +92,8 @@ std::uint64_t end_of_last_line(int fd, std::uint64_t size, const fs::path &file)
   return 0;
 }
 
+constexpr std::size_t kCopyBlockBytes = 1 << 20;
+
 std::string temporary_name_for(const fs::path &target) {
   std::random_device random;
   return target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
@@ -98,10 +102,15 @@ std::string temporary_name_for(const fs::path &target) {
 
 }  // namespace
 
-std::string read_file(const fs::path &file) {
+std::string read_file(const fs::path &file, std::uint64_t max_bytes) {
   Descriptor fd(open_or_fail(file, O_RDONLY));
+  const std::uint64_t size = file_size(fd.get(), file);
+  if (max_bytes != 0 && size > max_bytes)
+    throw std::runtime_error(file.string() + " is " + std::to_string(size) +
+                             " bytes, more than the " + std::to_string(max_bytes) +
+                             " bytes such a file may have; not read");
   std::string text;
-  text.resize(file_size(fd.get(), file));
+  text.resize(size);
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
@@ -122,20 +131,141 @@ void sync_directory(const fs::path &directory) {
   sync_or_fail(fd.get(), directory);
 }
 
-void replace_file_atomically(const fs::path &target, std::string_view content, bool sync) {
-  const fs::path temporary = target.parent_path() / temporary_name_for(target);
-  try {
-    Descriptor fd(open_or_fail(temporary, O_WRONLY | O_CREAT | O_EXCL, 0600));
-    write_all(fd.get(), content, temporary);
-    if (sync) sync_or_fail(fd.get(), temporary);  // the data is on disk before the name points at it
-    if (::rename(temporary.c_str(), target.c_str()) != 0) fail("cannot rename onto", target);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw;
-  }
-  if (sync) sync_directory(target.parent_path());  // and the rename itself survives a crash
+FileReplacement::FileReplacement(fs::path target, bool sync)
+    : target_(std::move(target)),
+      temporary_(target_.parent_path() / temporary_name_for(target_)),
+      sync_(sync),
+      fd_(open_or_fail(temporary_, O_WRONLY | O_CREAT | O_EXCL, 0600)) {}
+
+FileReplacement::~FileReplacement() {
+  if (fd_ < 0) return;  // committed
+  ::close(fd_);
+  std::error_code ignored;
+  fs::remove(temporary_, ignored);
 }
+
+void FileReplacement::append(std::string_view data) { write_all(fd_, data, temporary_); }
+
+void FileReplacement::commit() {
+  if (sync_) sync_or_fail(fd_, temporary_);  // the data is on disk before the name points at it
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) fail("cannot rename onto", target_);
+  ::close(std::exchange(fd_, -1));
+  if (sync_) sync_directory(target_.parent_path());  // and the rename itself survives a crash
+}
+
+void replace_file_atomically(const fs::path &target, std::string_view content, bool sync) {
+  FileReplacement replacement(target, sync);
+  replacement.append(content);
+  replacement.commit();
+}
+
+void copy_file_atomically(const fs::path &source, const fs::path &target, bool sync) {
+  Descriptor in(open_or_fail(source, O_RDONLY));
+  FileReplacement copy(target, sync);
+  std::string block(kCopyBlockBytes, '\0');
+  for (;;) {
+    const ssize_t got = ::read(in.get(), block.data(), block.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot read", source);
+    }
+    if (got == 0) break;
+    copy.append(std::string_view(block.data(), static_cast<std::size_t>(got)));
+  }
+  copy.commit();
+}
+
+namespace detail {
+
+namespace {
+constexpr std::size_t kReadBlockBytes = 1 << 20;
+}  // namespace
+
+LineReader::LineReader(fs::path file, std::uint64_t max_line_bytes)
+    : file_(std::move(file)), max_line_bytes_(max_line_bytes) {
+  Descriptor fd(open_or_fail(file_, O_RDONLY));
+  size_at_open_ = file_size(fd.get(), file_);
+  fd_ = fd.release();
+}
+
+LineReader::~LineReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<LineReader::Line> LineReader::next() {
+  for (;;) {
+    const char *data = buffer_.data();
+    if (const void *newline = std::memchr(data + scanned_, '\n', buffer_.size() - scanned_)) {
+      const std::size_t end = static_cast<std::size_t>(static_cast<const char *>(newline) - data);
+      if (max_line_bytes_ != 0 && end - start_ > max_line_bytes_) {
+        ++line_number_;
+        throw_line_too_long();
+      }
+      Line line{std::string_view(data + start_, end - start_), true, end + 1 - start_};
+      start_ = scanned_ = end + 1;
+      ++line_number_;
+      return line;
+    }
+    scanned_ = buffer_.size();
+    if (max_line_bytes_ != 0 && scanned_ - start_ > max_line_bytes_) return skip_overlong_line();
+    if (eof_) {
+      if (start_ == buffer_.size()) return std::nullopt;
+      Line torn{std::string_view(data + start_, buffer_.size() - start_), false,
+                buffer_.size() - start_};
+      start_ = scanned_ = buffer_.size();
+      ++line_number_;
+      return torn;
+    }
+    // Only the line being read stays: what came before it was handed out already.
+    buffer_.erase(0, start_);
+    scanned_ -= start_;
+    start_ = 0;
+    read_block();
+  }
+}
+
+// The line under way is longer than the limit: the rest of it is read and dropped block by
+// block, to tell a complete line (an error) from a torn tail (skipped like any other).
+std::optional<LineReader::Line> LineReader::skip_overlong_line() {
+  std::uint64_t bytes = buffer_.size() - start_;
+  ++line_number_;
+  for (;;) {
+    buffer_.clear();
+    start_ = scanned_ = 0;
+    if (eof_) return Line{{}, false, bytes};
+    read_block();
+    if (std::memchr(buffer_.data(), '\n', buffer_.size()) != nullptr) throw_line_too_long();
+    bytes += buffer_.size();
+  }
+}
+
+void LineReader::throw_line_too_long() const {
+  throw TranscriptLimitError(file_.string() + ": line " + std::to_string(line_number_) +
+                                 " is longer than max_line_bytes (" +
+                                 std::to_string(max_line_bytes_) +
+                                 " bytes), so it is not read into memory; raise max_line_bytes "
+                                 "to load it (the transcript stays as it is)",
+                             "max_line_bytes", max_line_bytes_);
+}
+
+void LineReader::read_block() {
+  const std::size_t old_size = buffer_.size();
+  buffer_.resize(old_size + kReadBlockBytes);
+  for (;;) {
+    const ssize_t got = ::read(fd_, buffer_.data() + old_size, kReadBlockBytes);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      buffer_.resize(old_size);
+      fail("cannot read", file_, error);
+    }
+    buffer_.resize(old_size + static_cast<std::size_t>(got));
+    eof_ = got == 0;
+    return;
+  }
+}
+
+}  // namespace detail
 
 TranscriptWriter::TranscriptWriter(fs::path file, Sync sync) : file_(std::move(file)), sync_(sync) {
   const bool existed = fs::exists(file_);

@@ -1,6 +1,7 @@
 // Transcript lines: encoding one message, decoding a whole transcript (either format).
 #include "amplifier/legacy.hpp"
 #include "amplifier/transcript.hpp"
+#include "line_reader.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -108,39 +109,111 @@ std::string encode_line(const Record &record) {
   return encode_line(record.message, record.origin, record.timestamp.value_or(""));
 }
 
+namespace {
+
+// Turns lines, wherever they come from (a text in memory, a file read line by line), into
+// records and the transcript's account of everything else.
+class Decoder {
+ public:
+  explicit Decoder(Transcript &summary) : summary_(summary) {}
+
+  // A line that ended with '\n': `end` is the offset just past that '\n'.
+  std::optional<Record> complete_line(std::size_t number, std::string_view line,
+                                      std::uint64_t end) {
+    summary_.intact_bytes = end;
+    if (is_blank(line)) return std::nullopt;
+    LineOutcome outcome = decode_line(line);
+    if (!outcome.record) {
+      if (outcome.newer_format) ++summary_.newer_format_lines;
+      summary_.skipped.push_back({number, std::move(outcome.problem)});
+      return std::nullopt;
+    }
+    outcome.record->line = number;
+    if (outcome.record->converted_from_legacy) ++summary_.legacy_records;
+    return std::move(outcome.record);
+  }
+
+  // No newline: the write of this line never finished. Whatever it holds is not data, even
+  // when it happens to parse.
+  void torn_tail(std::size_t number, std::uint64_t bytes) {
+    summary_.torn_tail = true;
+    summary_.skipped.push_back({number, "incomplete last line (" + std::to_string(bytes) +
+                                            " bytes without a newline): an interrupted write; "
+                                            "skipped"});
+  }
+
+ private:
+  Transcript &summary_;
+};
+
+[[noreturn]] void throw_history_too_large(const std::filesystem::path &file, std::uint64_t size,
+                                          std::uint64_t limit) {
+  throw TranscriptLimitError(
+      file.string() + " is " + std::to_string(size) + " bytes, more than max_history_bytes (" +
+          std::to_string(limit) +
+          " bytes), so it is not loaded into memory; raise max_history_bytes to load it, or "
+          "start a new session (the transcript stays as it is)",
+      "max_history_bytes", limit);
+}
+
+}  // namespace
+
 Transcript parse_transcript(std::string_view text) {
   Transcript transcript;
+  Decoder decoder(transcript);
   std::size_t start = 0;
   for (std::size_t number = 1; start < text.size(); ++number) {
     const std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) {
-      // No newline: the write of this line never finished. Whatever it holds is not data,
-      // even when it happens to parse.
-      transcript.torn_tail = true;
-      transcript.skipped.push_back(
-          {number, "incomplete last line (" + std::to_string(text.size() - start) +
-                       " bytes without a newline): an interrupted write; skipped"});
+      decoder.torn_tail(number, text.size() - start);
       break;
     }
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
-    transcript.intact_bytes = start;
-    if (is_blank(line)) continue;
-    LineOutcome outcome = decode_line(line);
-    if (!outcome.record) {
-      if (outcome.newer_format) ++transcript.newer_format_lines;
-      transcript.skipped.push_back({number, std::move(outcome.problem)});
-      continue;
-    }
-    outcome.record->line = number;
-    if (outcome.record->converted_from_legacy) ++transcript.legacy_records;
-    transcript.records.push_back(std::move(*outcome.record));
+    if (auto record = decoder.complete_line(number, line, start))
+      transcript.records.push_back(std::move(*record));
   }
   return transcript;
 }
 
-Transcript load_transcript(const std::filesystem::path &file) {
-  return parse_transcript(read_file(file));
+Transcript read_transcript(const std::filesystem::path &file,
+                           const std::function<bool(Record &&)> &on_record,
+                           const ReadLimits &limits) {
+  detail::LineReader reader(file, limits.max_line_bytes);
+  const std::uint64_t history_limit = limits.max_history_bytes;
+  if (history_limit != 0 && reader.size_at_open() > history_limit)
+    throw_history_too_large(file, reader.size_at_open(), history_limit);
+  Transcript transcript;
+  Decoder decoder(transcript);
+  std::uint64_t consumed = 0;
+  for (std::size_t number = 1;; ++number) {
+    const auto line = reader.next();
+    if (!line) break;
+    consumed += line->bytes;
+    // The file may have grown since it was opened.
+    if (history_limit != 0 && consumed > history_limit)
+      throw_history_too_large(file, consumed, history_limit);
+    if (!line->complete) {
+      decoder.torn_tail(number, line->bytes);
+      break;
+    }
+    auto record = decoder.complete_line(number, line->text, consumed);
+    if (record && !on_record(std::move(*record))) break;
+  }
+  return transcript;
+}
+
+Transcript load_transcript(const std::filesystem::path &file, const ReadLimits &limits) {
+  std::vector<Record> records;
+  Transcript transcript = read_transcript(
+      file,
+      [&](Record &&record) {
+        records.push_back(std::move(record));
+        return true;
+      },
+      limits);
+  transcript.records = std::move(records);
+  return transcript;
 }
 
 }  // namespace amplifier::transcript

@@ -21,6 +21,21 @@ BudgetSettings read_budget_settings(ms::ConfigReader &reader) {
   return settings;
 }
 
+namespace {
+
+std::int64_t share_of(double share, std::int64_t tokens) {
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::floor(share * static_cast<double>(tokens))));
+}
+
+TokenBudget budget_of(const BudgetSettings &settings, std::int64_t budget) {
+  budget = std::max<std::int64_t>(budget, 1);
+  return TokenBudget{budget, share_of(settings.compact_threshold, budget),
+                     share_of(settings.compact_target, budget)};
+}
+
+}  // namespace
+
 TokenBudget compute_budget(const BudgetSettings &settings,
                            std::optional<std::int64_t> hinted_window,
                            std::optional<std::int64_t> hinted_max_output,
@@ -30,11 +45,16 @@ TokenBudget compute_budget(const BudgetSettings &settings,
       hinted_max_output.value_or(provider.max_output_tokens.value_or(settings.output_reserve));
   std::int64_t budget = window ? *window - reserve : settings.max_tokens;
   if (window && settings.max_tokens_configured) budget = std::min(budget, settings.max_tokens);
-  budget = std::max<std::int64_t>(budget, 1);
-  auto fraction = [&](double share) {
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(share * static_cast<double>(budget))));
-  };
-  return TokenBudget{budget, fraction(settings.compact_threshold), fraction(settings.compact_target)};
+  return budget_of(settings, budget);
+}
+
+TokenBudget cap_budget(const BudgetSettings &settings, const TokenBudget &budget,
+                       std::int64_t cap) {
+  return cap < budget.budget ? budget_of(settings, cap) : budget;
+}
+
+std::int64_t budget_after_overflow(const BudgetSettings &settings, std::int64_t refused_tokens) {
+  return share_of(settings.compact_target, refused_tokens);
 }
 
 }  // namespace amplifier::context

@@ -218,25 +218,54 @@ std::size_t ContextEngine::size() const {
 std::string ContextEngine::messages_for_request(std::string_view request_json) {
   const RequestHints hints = parse_request_hints(request_json);
   const std::optional<ProviderFacts> target = target_of(hints);
-  const TokenBudget budget = compute_budget(settings_, hints.context_window, hints.max_output_tokens,
-                                            target ? target->limits : ProviderLimits{});
+  const std::string key = target ? target_key(target->identity) : std::string();
+  TokenBudget budget = compute_budget(settings_, hints.context_window, hints.max_output_tokens,
+                                      target ? target->limits : ProviderLimits{});
   const std::int64_t overhead = calibration_.overhead();
   {
-    // The usual request: every message goes as stored and nothing needs compacting. It costs
-    // the copy of texts serialised once, when each message arrived.
     std::lock_guard lock(mutex_);
     select_target(target);
     const FastShape shape = fast_shape(target);
-    if (shape.possible && shape.message_tokens + overhead <= budget.trigger) {
+    if (hints.context_overflow)
+      learn_overflow(key, hints.provider.value_or("the provider"), shape.message_tokens + overhead);
+    if (auto learnt = overflow_budgets_.find(key); learnt != overflow_budgets_.end())
+      budget = cap_budget(settings_, budget, learnt->second);
+    // The usual request: every message goes as stored and nothing needs compacting. It costs
+    // the copy of texts serialised once, when each message arrived.
+    if (!hints.context_overflow && shape.possible &&
+        shape.message_tokens + overhead <= budget.trigger) {
       calibration_.request_sent(shape.message_tokens);
+      last_request_tokens_[key] = shape.message_tokens + overhead;
       return joined_messages();
     }
   }
   json::array messages = shape_for(target);
   const std::int64_t estimate = estimate_request_tokens(messages, overhead);
-  if (estimate > budget.trigger) messages = compact(std::move(messages), budget, overhead, estimate);
-  calibration_.request_sent(estimate_request_tokens(messages, 0));
+  if (estimate > budget.trigger)
+    messages = compact(std::move(messages), budget, overhead, estimate,
+                       hints.context_overflow ? "context_length" : "threshold");
+  const std::int64_t sent = estimate_request_tokens(messages, 0);
+  calibration_.request_sent(sent);
+  {
+    std::lock_guard lock(mutex_);
+    last_request_tokens_[key] = sent + overhead;
+  }
   return json::serialize(messages);
+}
+
+// The provider behind `key` refused the last request as too long. Its real window is below
+// that request's estimate (or, when this engine shaped none for it, the history's), whatever
+// the window it advertises: from now on its requests are budgeted well below it.
+void ContextEngine::learn_overflow(const std::string &key, std::string_view provider,
+                                   std::int64_t history_tokens) {
+  const auto last = last_request_tokens_.find(key);
+  const std::int64_t refused = last != last_request_tokens_.end() ? last->second : history_tokens;
+  const std::int64_t budget = budget_after_overflow(settings_, refused);
+  auto [learnt, added] = overflow_budgets_.emplace(key, budget);
+  if (!added) learnt->second = std::min(learnt->second, budget);
+  host_.info(std::string(provider) + " refused a request of about " + std::to_string(refused) +
+             " tokens as too long; its requests are now budgeted to " +
+             std::to_string(learnt->second) + " tokens");
 }
 
 std::optional<ContextEngine::ProviderFacts> ContextEngine::target_of(const RequestHints &hints) {
@@ -328,8 +357,10 @@ void ContextEngine::report_degradations(const Origin &target,
 }
 
 json::array ContextEngine::compact(json::array messages, const TokenBudget &budget,
-                                   std::int64_t overhead, std::int64_t estimate) {
-  emit(event::kPreCompact, json::object{{"messages", messages.size()},
+                                   std::int64_t overhead, std::int64_t estimate,
+                                   std::string_view reason) {
+  emit(event::kPreCompact, json::object{{"reason", reason},
+                                        {"messages", messages.size()},
                                         {"estimated_tokens", estimate},
                                         {"budget_tokens", budget.budget},
                                         {"trigger_tokens", budget.trigger},
@@ -338,7 +369,8 @@ json::array ContextEngine::compact(json::array messages, const TokenBudget &budg
   const CompactionReport &report = compaction.report;
   json::array stages;
   for (const auto &stage : report.stages) stages.emplace_back(stage);
-  emit(event::kPostCompact, json::object{{"messages_before", report.messages_before},
+  emit(event::kPostCompact, json::object{{"reason", reason},
+                                         {"messages_before", report.messages_before},
                                          {"messages_after", report.messages_after},
                                          {"tokens_before", report.tokens_before},
                                          {"tokens_after", report.tokens_after},

@@ -27,6 +27,8 @@ RequestHints parse_request_hints(std::string_view request_json) {
   hints.model = string_of("model");
   hints.context_window = positive_int_of("context_window");
   hints.max_output_tokens = positive_int_of("max_output_tokens");
+  const json::value *overflow = object.if_contains("context_overflow");
+  hints.context_overflow = overflow && overflow->is_bool() && overflow->get_bool();
   return hints;
 }
 

@@ -87,7 +87,7 @@ class PersistentContext final : public amp::sdk::ContextModule {
       : ContextModule(host),
         store_dir_(config.store_dir),
         history_(host, store::session_files(config.store_dir, identity.session_id),
-                 identity.session_id, identity.parent_id, config.fsync),
+                 identity.session_id, identity.parent_id, config.fsync, config.read_limits),
         engine_(host, config.budget, &history_) {
     const bool resumed = history_.exists();
     if (resumed) resume();

@@ -17,6 +17,11 @@ PersistentConfig read_config(const amp::sdk::Host &host, std::string_view config
     throw reader.error("store_dir", std::string("cannot be resolved: ") + e.what());
   }
   config.fsync = reader.get_bool("fsync", config.fsync);
+  auto &limits = config.read_limits;
+  limits.max_line_bytes = static_cast<std::uint64_t>(
+      reader.get_int("max_line_bytes", static_cast<std::int64_t>(limits.max_line_bytes), 0));
+  limits.max_history_bytes = static_cast<std::uint64_t>(
+      reader.get_int("max_history_bytes", static_cast<std::int64_t>(limits.max_history_bytes), 0));
   reader.warn_unknown_keys(host);
   return config;
 }

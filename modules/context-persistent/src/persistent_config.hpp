@@ -1,6 +1,7 @@
 // context-persistent's configuration.
 #pragma once
 #include "amplifier/context/budget_settings.hpp"
+#include "amplifier/transcript.hpp"
 #include "amplifier_sdk.hpp"
 
 #include <filesystem>
@@ -17,6 +18,10 @@ struct PersistentConfig {
   // survives a power loss. `false`: writes reach the page cache only, which survives the
   // process being killed (appends and renames stay whole) but not the machine going down.
   bool fsync = true;
+  // What a resume may read: `max_line_bytes` per message line, `max_history_bytes` for the
+  // whole transcript (which a resumed context holds in memory). Past either, the resume fails
+  // with an error naming the key; the transcript is left as it is.
+  amplifier::transcript::ReadLimits read_limits;
 };
 
 // Throws ConfigError naming the key of a bad value.

@@ -38,11 +38,12 @@ bool same_degradation(const amplifier::Degradation &a, const amplifier::Degradat
 
 TranscriptHistory::TranscriptHistory(amp::sdk::Host host, store::SessionFiles files,
                                      std::string session_id, std::optional<std::string> parent_id,
-                                     bool fsync)
+                                     bool fsync, transcript::ReadLimits read_limits)
     : host_(host),
       files_(std::move(files)),
       sync_(fsync ? transcript::TranscriptWriter::Sync::each_line
-                  : transcript::TranscriptWriter::Sync::none) {
+                  : transcript::TranscriptWriter::Sync::none),
+      read_limits_(read_limits) {
   metadata_.session_id = std::move(session_id);
   metadata_.parent_id = std::move(parent_id);
 }
@@ -72,7 +73,17 @@ void TranscriptHistory::lock_session() {
 
 LoadedSession TranscriptHistory::load() {
   lock_session();
-  transcript::Transcript loaded = transcript::load_transcript(files_.transcript);
+  // Streamed straight into the entries: the history is in memory once, never beside the file.
+  LoadedSession session;
+  std::optional<std::string> first_timestamp;
+  transcript::Transcript loaded = transcript::read_transcript(
+      files_.transcript,
+      [&](transcript::Record &&record) {
+        if (session.entries.empty()) first_timestamp = record.timestamp;
+        session.entries.push_back(Entry{std::move(record.message), std::move(record.origin)});
+        return true;
+      },
+      read_limits_);
   std::optional<store::SessionMetadata> saved;
   try {
     saved = store::read_metadata(files_.metadata);
@@ -85,10 +96,9 @@ LoadedSession TranscriptHistory::load() {
   metadata_.session_id = session_id;
   if (!metadata_.parent_id) metadata_.parent_id = parent_id;
   if (metadata_.created.empty())
-    metadata_.created = loaded.records.empty() ? store::utc_timestamp_now()
-                                               : loaded.records.front().timestamp.value_or("");
+    metadata_.created =
+        session.entries.empty() ? store::utc_timestamp_now() : first_timestamp.value_or("");
 
-  LoadedSession session;
   session.skipped = std::move(loaded.skipped);
   session.torn_tail = loaded.torn_tail;
   session.legacy_records = loaded.legacy_records;
@@ -96,10 +106,7 @@ LoadedSession TranscriptHistory::load() {
   // The transcript is the truth: the counts are taken again from it.
   metadata_.message_count = 0;
   metadata_.turn_count = 0;
-  for (transcript::Record &record : loaded.records) {
-    count_message(record.message);
-    session.entries.push_back(Entry{std::move(record.message), std::move(record.origin)});
-  }
+  for (const Entry &entry : session.entries) count_message(entry.message);
   writer_ = std::make_unique<transcript::TranscriptWriter>(files_.transcript, sync_);
   session.discarded_tail_bytes = writer_->discarded_tail_bytes();
   return session;
@@ -140,15 +147,16 @@ void TranscriptHistory::append(const Entry &entry) {
 
 void TranscriptHistory::replace(const std::vector<Entry> &entries) {
   open_for_writing();
-  std::string text;
   const std::string now = store::utc_timestamp_now();
   metadata_.message_count = 0;
   metadata_.turn_count = 0;
+  // Written line by line: the history is not held a second time as one text.
+  transcript::FileReplacement replacement(files_.transcript, durable());
   for (const Entry &entry : entries) {
-    text += transcript::encode_line(entry.message, entry.origin, now);
+    replacement.append(transcript::encode_line(entry.message, entry.origin, now));
     count_message(entry.message);
   }
-  transcript::replace_file_atomically(files_.transcript, text, durable());
+  replacement.commit();
   // The rename put a new file in place: appends must go to it, not the old one.
   writer_ = std::make_unique<transcript::TranscriptWriter>(files_.transcript, sync_);
   save_metadata();

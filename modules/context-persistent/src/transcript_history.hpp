@@ -37,7 +37,8 @@ struct LoadedSession {
 class TranscriptHistory final : public amplifier::context::HistoryStore {
  public:
   TranscriptHistory(amp::sdk::Host host, amplifier::session_store::SessionFiles files,
-                    std::string session_id, std::optional<std::string> parent_id, bool fsync);
+                    std::string session_id, std::optional<std::string> parent_id, bool fsync,
+                    amplifier::transcript::ReadLimits read_limits);
   ~TranscriptHistory() override;
   TranscriptHistory(const TranscriptHistory &) = delete;
   TranscriptHistory &operator=(const TranscriptHistory &) = delete;
@@ -45,7 +46,8 @@ class TranscriptHistory final : public amplifier::context::HistoryStore {
   // True when the session already has a transcript.
   bool exists() const;
   // Locks the session and reads it (every line, converted to the unified shape), ready to
-  // append. Throws std::runtime_error when another process has the session open.
+  // append. Throws std::runtime_error when another process has the session open, and
+  // transcript::TranscriptLimitError when the transcript is over the read limits.
   LoadedSession load();
 
   const amplifier::session_store::SessionFiles &files() const noexcept { return files_; }
@@ -67,6 +69,7 @@ class TranscriptHistory final : public amplifier::context::HistoryStore {
   const amp::sdk::Host host_;
   const amplifier::session_store::SessionFiles files_;
   const amplifier::transcript::TranscriptWriter::Sync sync_;
+  const amplifier::transcript::ReadLimits read_limits_;
   amplifier::session_store::SessionMetadata metadata_;
   std::optional<amplifier::session_store::SessionLock> lock_;
   std::unique_ptr<amplifier::transcript::TranscriptWriter> writer_;  // null until first write

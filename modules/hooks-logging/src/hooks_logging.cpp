@@ -2,8 +2,9 @@
 // {"event","data","session_id","ts"}, to the session's events.jsonl.
 //
 // It registers for "*" at a high priority (runs after the other handlers) so what it records
-// is the payload as earlier handlers left it. Long strings are cut (max_string_bytes) and the
-// file stops growing at max_file_bytes, with one warning.
+// is the payload as earlier handlers left it. Long strings are cut (max_string_bytes), and the
+// file rotates at rotate_bytes, keeping keep_files older files (events.jsonl.1 ... .N), so a
+// session that runs for days never fills the disk and never stops being logged.
 //
 // THREADS: the handler runs on whichever thread emits, concurrently; EventLogFile serialises
 // the writes. The host unregisters the handler before destroying the instance.
@@ -34,11 +35,13 @@ using ms::session_id_of;
 constexpr const char *kHandlerName = "hooks-logging";
 // Runs after handlers of the usual priorities (0..100), so it logs what they produced.
 constexpr std::int32_t kHandlerPriority = 1000;
+// Rotated files are renamed one by one at each rotation: a few hundred is already plenty.
+constexpr std::int64_t kMaxKeptFiles = 1000;
 
 struct LoggingConfig {
   std::string session_log_template = "~/.amplifier/sessions/{session_id}/events.jsonl";
-  std::uint64_t max_string_bytes = 16 * 1024;         // per string in `data`; 0 = no limit
-  std::uint64_t max_file_bytes = 256ull * 1024 * 1024;  // per file; 0 = no limit
+  std::uint64_t max_string_bytes = 16 * 1024;        // per string in `data`; 0 = no limit
+  RotationPolicy rotation{100ull * 1024 * 1024, 5};  // rotate_bytes (0 = never), keep_files
 };
 
 LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
@@ -46,10 +49,12 @@ LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_js
   LoggingConfig config;
   config.session_log_template =
       reader.get_string("session_log_template", config.session_log_template);
-  config.max_string_bytes = static_cast<std::uint64_t>(reader.get_int(
-      "max_string_bytes", static_cast<std::int64_t>(config.max_string_bytes), 0));
-  config.max_file_bytes = static_cast<std::uint64_t>(
-      reader.get_int("max_file_bytes", static_cast<std::int64_t>(config.max_file_bytes), 0));
+  config.max_string_bytes = static_cast<std::uint64_t>(
+      reader.get_int("max_string_bytes", static_cast<std::int64_t>(config.max_string_bytes), 0));
+  config.rotation.rotate_bytes = static_cast<std::uint64_t>(
+      reader.get_int("rotate_bytes", static_cast<std::int64_t>(config.rotation.rotate_bytes), 0));
+  config.rotation.keep_files = static_cast<std::uint32_t>(
+      reader.get_int("keep_files", config.rotation.keep_files, 0, kMaxKeptFiles));
   reader.warn_unknown_keys(host);
   if (config.session_log_template.empty()) {
     throw reader.error("session_log_template", "must not be empty");
@@ -64,10 +69,10 @@ class LoggingHook final : public amp::sdk::HookModule {
         config_(read_config(host, config_json)),
         session_id_(session_id_of(host)),
         file_(ms::expand_path_template(config_.session_log_template, session_id_),
-              config_.max_file_bytes) {
+              config_.rotation) {
     // Last: once registered, the host may call the handler with `this` at any time.
-    const amp_status status = host.hook_register("*", kHandlerPriority, kHandlerName,
-                                                 &LoggingHook::on_event, this);
+    const amp_status status =
+        host.hook_register("*", kHandlerPriority, kHandlerName, &LoggingHook::on_event, this);
     if (status != AMP_OK) {
       throw std::runtime_error("hooks-logging: registering the '*' handler failed (status " +
                                std::to_string(static_cast<int>(status)) + ")");
@@ -129,17 +134,19 @@ class LoggingHook final : public amp::sdk::HookModule {
 
   void report(EventLogFile::Outcome outcome) {
     switch (outcome) {
-      case EventLogFile::Outcome::cap_reached:
-        host().warn("hooks-logging: " + file_.path().string() + " reached max_file_bytes (" +
-                    std::to_string(config_.max_file_bytes) +
-                    " bytes); no further events of this session are logged");
+      case EventLogFile::Outcome::rotation_failed:
+        warn_once(rotation_failure_warned_,
+                  "hooks-logging: rotating " + file_.path().string() + " at rotate_bytes (" +
+                      std::to_string(config_.rotation.rotate_bytes) +
+                      " bytes) failed: " + file_.last_error() +
+                      "; events go on to the current file, and rotation is tried again later");
         break;
       case EventLogFile::Outcome::write_failed:
         warn_once(write_failure_warned_, "hooks-logging: writing " + file_.path().string() +
                                              " failed: " + file_.last_error());
         break;
       case EventLogFile::Outcome::written:
-      case EventLogFile::Outcome::capped:
+      case EventLogFile::Outcome::rotated:
         break;
     }
   }
@@ -153,6 +160,7 @@ class LoggingHook final : public amp::sdk::HookModule {
   const std::string session_id_;
   EventLogFile file_;
   std::atomic<bool> write_failure_warned_{false};
+  std::atomic<bool> rotation_failure_warned_{false};
   std::atomic<bool> record_failure_warned_{false};
 };
 

@@ -22,7 +22,8 @@ std::string read_prompt(std::string_view prompt_json) {
 // Announces the lifecycle events loop modules emit on the observability.events channel, so
 // loggers can discover them.
 amp_status announce_events(void *, amp_writer *out) {
-  amp::sdk::write_to(out, R"(["execution:start","execution:end","orchestrator:complete"])");
+  amp::sdk::write_to(
+      out, R"(["execution:start","execution:end","orchestrator:complete","tool:result_cut"])");
   return AMP_OK;
 }
 

@@ -3,6 +3,7 @@
 #include "amplifier/orchestrator/approval.hpp"
 #include "amplifier/orchestrator/events.hpp"
 #include "amplifier/orchestrator/messages.hpp"
+#include "amplifier/orchestrator/tool_result_limit.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -115,21 +116,63 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
   if (before.denies()) co_return TurnOutcome::incomplete(denial(before), iterations_);
   absorb(before);
 
-  std::string request = build_request(final_call);
+  // Kept for a retry after a context_length refusal, which must carry them as well.
+  const std::vector<Injection> ephemeral = std::exchange(ephemeral_for_next_request_, {});
+  std::string request = build_request(final_call, ephemeral, false);
   // The hooks may have taken a while; a cancel that came meanwhile starts no provider call.
   if (cancel_level() >= AMP_CANCEL_GRACEFUL) co_return TurnOutcome::cancelled(last_text_, iterations_);
   // Pacing comes after the hooks and the context, so their time counts towards the delay.
   if (!co_await pacer_.wait_turn(*signal_)) co_return TurnOutcome::cancelled(last_text_, iterations_);
   ++iterations_;
+  const RequestFingerprint sent = fingerprint_of(request);
   ProviderResult result =
       co_await call_provider(host_, signal_, provider_, std::move(request), config_.cancel_grace);
+  if (is_context_overflow(result))
+    result = co_await retry_compacted(final_call, ephemeral, sent, std::move(result));
   co_return co_await handle_response(std::move(result), final_call);
 }
 
-std::string AgentTurn::context_hints() const {
+bool AgentTurn::is_context_overflow(const ProviderResult &result) {
+  // Once content has been shown, a second answer would follow the first: no retry then.
+  return result.status == ProviderResult::Status::Error &&
+         result.error.kind == ErrorKind::context_length && !result.content_streamed;
+}
+
+// The provider refused the request as too long. Sending it again would fail the same way, so
+// the context is asked for a compacted one (the hint makes it budget below what was refused);
+// that one is sent once. A context that cannot make it any smaller gets no retry at all.
+Task<ProviderResult> AgentTurn::retry_compacted(bool final_call,
+                                                const std::vector<Injection> &ephemeral,
+                                                RequestFingerprint refused, ProviderResult failed) {
+  std::string request = build_request(final_call, ephemeral, true);
+  if (fingerprint_of(request) == refused) {
+    failed.error.message += " (compacting the conversation could not make the request smaller)";
+    co_return failed;
+  }
+  notify_with(host_, event::kProviderRetry, [&] {
+    return json::object{{"provider", provider_},
+                        {"iteration", iterations_},
+                        {"attempt", 2},
+                        {"delay", 0},
+                        {"reason", "context_length"},
+                        {"compacted", true},
+                        {"error", to_json(failed.error)}};
+  });
+  if (cancel_level() >= AMP_CANCEL_GRACEFUL || !co_await pacer_.wait_turn(*signal_))
+    co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}, false};
+  co_return co_await call_provider(host_, signal_, provider_, std::move(request),
+                                   config_.cancel_grace);
+}
+
+AgentTurn::RequestFingerprint AgentTurn::fingerprint_of(std::string_view request) {
+  return RequestFingerprint{request.size(), std::hash<std::string_view>{}(request)};
+}
+
+std::string AgentTurn::context_hints(bool after_overflow) const {
   json::object hints{{"provider", provider_}};
   if (config_.model) hints["model"] = *config_.model;
   if (config_.max_output_tokens) hints["max_output_tokens"] = *config_.max_output_tokens;
+  if (after_overflow) hints["context_overflow"] = true;
   return json::serialize(hints);
 }
 
@@ -144,21 +187,21 @@ void append_member(std::string &request, std::string_view key, const json::value
 
 }  // namespace
 
-std::string AgentTurn::build_request(bool final_call) {
-  std::string messages = host_.context_for_request(context_hints());
-  if (!ephemeral_for_next_request_.empty() || final_call) {
+std::string AgentTurn::build_request(bool final_call, const std::vector<Injection> &ephemeral,
+                                     bool after_overflow) {
+  std::string messages = host_.context_for_request(context_hints(after_overflow));
+  if (!ephemeral.empty() || final_call) {
     // Ephemeral injections reshape the last messages: the one case that reads the history.
     json::value parsed = amplifier::parse_json(messages);
     if (!parsed.is_array())
       throw KernelException(KernelError::make(
           ErrorKind::internal, "the context returned messages that are not a JSON array"));
-    apply_ephemeral(parsed.get_array(), ephemeral_for_next_request_);
+    apply_ephemeral(parsed.get_array(), ephemeral);
     if (final_call)
       apply_ephemeral(parsed.get_array(),
                       {Injection{std::string(loop_limit_reminder()), "user", true}});
     messages = json::serialize(parsed);
   }
-  ephemeral_for_next_request_.clear();
 
   // Members in the order serialising the request object gave before: a provider that hashes
   // or caches request text sees the same bytes.
@@ -242,7 +285,10 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
 Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
       co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
-  for (const auto &outcome : batch.outcomes) store(tool_result_message(outcome));
+  for (auto &outcome : batch.outcomes) {
+    limit_result(outcome);
+    store(tool_result_message(outcome));
+  }
   unanswered_calls_.clear();
   // Injections from tool hooks follow the results: between a tool call and its result they
   // would break the pairing providers require.
@@ -250,6 +296,20 @@ Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   store_injections();
   ephemeral_for_next_request_.insert(ephemeral_for_next_request_.end(),
                                      batch.for_next_request.begin(), batch.for_next_request.end());
+}
+
+// After tool:post, so hooks see (and may keep) the whole result; before the context, which
+// would otherwise send all of it with every later request.
+void AgentTurn::limit_result(ToolOutcome &outcome) {
+  const auto cut = limit_tool_output(outcome, config_.max_tool_result_chars);
+  if (!cut) return;
+  notify_with(host_, event::kToolResultCut, [&] {
+    return json::object{{"tool_name", outcome.tool_name},
+                        {"tool_call_id", outcome.tool_call_id},
+                        {"original_chars", cut->original_chars},
+                        {"kept_chars", cut->kept_chars},
+                        {"max_tool_result_chars", config_.max_tool_result_chars}};
+  });
 }
 
 amp_cancel_level AgentTurn::cancel_level() {

@@ -50,6 +50,8 @@ LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &poli
   if (reader.has("temperature")) config.temperature = reader.get_number("temperature", 0, 0, 2);
   config.reasoning_effort = reader.get_optional_string("reasoning_effort");
   config.cancel_grace = std::chrono::milliseconds(reader.get_int("cancel_grace_ms", 1000, 0, 60000));
+  config.max_tool_result_chars = static_cast<std::size_t>(reader.get_int(
+      "max_tool_result_chars", static_cast<std::int64_t>(config.max_tool_result_chars), 0));
   if (policy.streaming_options) {
     config.min_delay_between_calls =
         std::chrono::milliseconds(reader.get_int("min_delay_between_calls_ms", 0, 0, 600000));

@@ -56,6 +56,7 @@ struct ProviderStream {
   void forward_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
     std::lock_guard lock(delivery);
     if (abandoned) return;  // the turn has moved on: its observers must not see stale blocks
+    content_streamed = true;
     if (!stream_problem_logged) {
       try {
         checker.feed_delta(index, kind, text);
@@ -76,8 +77,12 @@ struct ProviderStream {
     if (ec || !parsed.is_object()) return;  // the host already rejects malformed events
     const json::object &event = parsed.get_object();
     check_consistency(event);
-    if (auto delta = typed_form(event)) return emit_delta(delta->index, delta->kind, delta->text);
+    if (auto delta = typed_form(event)) {
+      content_streamed = true;
+      return emit_delta(delta->index, delta->kind, delta->text);
+    }
     if (auto kernel_event = kernel_event_for(event)) {
+      content_streamed = true;
       if (!host.has_hook_handlers(kernel_event->first)) return;
       if (host.notify(kernel_event->first, json::serialize(kernel_event->second)) != AMP_OK)
         host.warn("could not emit " + std::string(kernel_event->first));
@@ -138,8 +143,9 @@ struct ProviderStream {
   std::shared_ptr<TurnSignal> signal;
   std::string provider;
 
-  std::mutex delivery;  // serialises forwarding with abandon()
+  std::mutex delivery;  // serialises forwarding with abandon(); guards the two fields below
   bool abandoned = false;
+  bool content_streamed = false;
   ResponseAssembler checker{ResponseAssembler::Options{/*keep_content=*/false}};
   JsonFieldReader peek;
   const JsonFieldReader::Field peek_type = peek.declare({"type"});
@@ -258,7 +264,12 @@ Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<T
   }
   // `finished` was seen under the signal's mutex after finish() wrote these fields, and
   // finish() runs once, so they are stable now.
-  co_return interpret(stream->status, stream->payload, provider);
+  ProviderResult result = interpret(stream->status, stream->payload, provider);
+  {
+    std::lock_guard lock(stream->delivery);
+    result.content_streamed = stream->content_streamed;
+  }
+  co_return result;
 }
 
 }  // namespace amplifier::orchestrator

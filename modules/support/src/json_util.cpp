@@ -77,4 +77,25 @@ std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) noe
   return cut;
 }
 
+namespace {
+bool continues_sequence(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
+}  // namespace
+
+std::size_t utf8_length(std::string_view text) noexcept {
+  std::size_t chars = 0;
+  for (char byte : text) chars += continues_sequence(byte) ? 0 : 1;
+  return chars;
+}
+
+std::size_t utf8_prefix_chars(std::string_view text, std::size_t max_chars) noexcept {
+  if (text.size() <= max_chars) return text.size();  // no more bytes, so no more characters
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (continues_sequence(text[i])) continue;
+    if (chars == max_chars) return i;  // the start of character max_chars + 1
+    ++chars;
+  }
+  return text.size();
+}
+
 }  // namespace amplifier::module_support

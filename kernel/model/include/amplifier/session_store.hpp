@@ -75,7 +75,8 @@ boost::json::object to_json(const SessionMetadata &metadata);
 SessionMetadata metadata_from_json(const boost::json::value &json);
 
 // nullopt when the file does not exist; throws ModelError / std::system_error when it exists
-// but cannot be read as metadata.
+// but cannot be read as metadata (one larger than kMaxMetadataBytes included).
+inline constexpr std::uint64_t kMaxMetadataBytes = 4 << 20;
 std::optional<SessionMetadata> read_metadata(const std::filesystem::path &file);
 // Atomic: temp file, fsync, rename, directory fsync (replace_file_atomically; `sync` false
 // skips the fsyncs, as that function says).
@@ -95,7 +96,8 @@ std::string first_prompt(const std::vector<transcript::Record> &records);
 struct SessionSummary {
   std::string id;
   std::string updated;  // metadata's, else the transcript's modification time
-  std::int64_t turn_count = 0;
+  // nullopt: unknown (a large session without metadata, which is not read whole to count).
+  std::optional<std::int64_t> turn_count;
   std::optional<std::string> provider;
   std::optional<std::string> model;
   std::string preview;
@@ -103,8 +105,9 @@ struct SessionSummary {
 };
 
 // Every session in `store` (directories with a valid id and a transcript), newest first.
-// Sessions without metadata (legacy ones) are summarised from their transcript. A store that
-// does not exist has no sessions.
+// Sessions without metadata (legacy ones) are summarised from their transcript, reading only
+// what the summary needs (never all of a large one). A store that does not exist has no
+// sessions.
 std::vector<SessionSummary> list_sessions(const std::filesystem::path &store);
 
 // An exclusive advisory lock (flock) on a session directory, held while one process uses the
@@ -135,9 +138,11 @@ struct MigrationResult {
 
 // Rewrites session `id`'s transcript in the current format: the original is first copied to
 // a backup beside it (transcript.jsonl.bak, or .bak.N when that exists) and synced, then the
-// new text replaces the transcript atomically. A transcript with no legacy line is left alone.
-// Throws std::runtime_error when the session is in use by another process or holds lines of a
-// newer format (rewriting them would lose what this version cannot read).
+// new text replaces the transcript atomically. Both are streamed: a transcript of any size is
+// migrated in bounded memory (one line at a time, up to transcript::kDefaultMaxLineBytes). A
+// transcript with no legacy line is left alone. Throws std::runtime_error when the session is in
+// use by another process or holds lines of a newer format (rewriting them would lose what this
+// version cannot read).
 MigrationResult migrate_session(const std::filesystem::path &store, std::string_view id);
 
 }  // namespace amplifier::session_store

@@ -11,13 +11,18 @@
 // Crash safety: every line ends with '\n' and is written with one write(2) (TranscriptWriter),
 // so a process killed at any moment leaves complete lines plus at most one partial last line.
 // The reader reports that torn tail and skips it; it never reads it as data.
+//
+// Size: files are read one line at a time, within ReadLimits, so a transcript with a huge
+// message or a huge history either loads in bounded memory or fails naming the limit.
 #pragma once
 #include <boost/json/value.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,20 +71,82 @@ std::string encode_line(const Record &record);
 // Decodes a whole transcript's text. Never throws for bad lines: they land in `skipped`.
 Transcript parse_transcript(std::string_view text);
 
-// Reads and decodes `file`. Throws std::system_error when it cannot be read (a missing file
-// included: callers decide whether "no transcript" is an error).
-Transcript load_transcript(const std::filesystem::path &file);
+// What reading a transcript from a file may cost, so that a damaged or enormous file fails
+// with an error naming the limit instead of exhausting memory. 0 means no limit.
+inline constexpr std::uint64_t kDefaultMaxLineBytes = 64ull << 20;      // 64 MiB
+inline constexpr std::uint64_t kDefaultMaxHistoryBytes = 256ull << 20;  // 256 MiB
+struct ReadLimits {
+  // One line (one message) held in memory at a time: a longer complete line fails the read.
+  // A longer torn last line is skipped like any torn tail, without being held.
+  std::uint64_t max_line_bytes = kDefaultMaxLineBytes;
+  // The whole file, for readers that keep every message (a resumed history): a larger file
+  // fails before anything is read.
+  std::uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
+};
 
-// Reads a whole file; throws std::system_error naming it on failure.
-std::string read_file(const std::filesystem::path &file);
+// A transcript over one of its ReadLimits. what() names the file, the limit, its value and the
+// way out, e.g. "/s/transcript.jsonl: line 7 is longer than max_line_bytes (67108864 bytes)...".
+class TranscriptLimitError : public std::runtime_error {
+ public:
+  TranscriptLimitError(std::string message, std::string limit, std::uint64_t value)
+      : std::runtime_error(std::move(message)), limit_(std::move(limit)), value_(value) {}
+  const std::string &limit() const noexcept { return limit_; }  // "max_line_bytes", ...
+  std::uint64_t value() const noexcept { return value_; }
 
-// Writes `content` to `target` so that readers (and a crash) see either the old file or the
-// new one, never a mix: a temporary file beside it, fsync, rename over `target`, fsync of the
-// directory. With `sync` false the two fsyncs are skipped: still atomic for readers and for a
-// killed process, but a power loss may leave the old file (or, on some filesystems, an empty
-// one). Throws std::system_error; the temporary file is removed on failure.
+ private:
+  std::string limit_;
+  std::uint64_t value_;
+};
+
+// Reads `file` one line at a time (never the whole file at once: memory holds one line, up to
+// limits.max_line_bytes, plus what `on_record` keeps) and hands every record to `on_record` as
+// it is decoded; returning false stops the read there. The result has no records, only what
+// the read found besides them (skipped lines, counts, the torn tail).
+// Throws std::system_error when the file cannot be read (a missing file included: callers
+// decide whether "no transcript" is an error) and TranscriptLimitError past a limit.
+Transcript read_transcript(const std::filesystem::path &file,
+                           const std::function<bool(Record &&)> &on_record,
+                           const ReadLimits &limits = {});
+
+// Reads and decodes `file`, keeping every record (read_transcript, limits included).
+Transcript load_transcript(const std::filesystem::path &file, const ReadLimits &limits = {});
+
+// Reads a whole file of at most `max_bytes` bytes (0: any size); throws std::system_error
+// naming it on failure, std::runtime_error naming the limit when it is larger.
+std::string read_file(const std::filesystem::path &file, std::uint64_t max_bytes = 0);
+
+// A file written in full beside `target` and then put in its place, so that readers (and a
+// crash) see either the old file or the new one, never a mix: a temporary file, appends,
+// then commit(): fsync, rename over `target`, fsync of the directory. With `sync` false the
+// two fsyncs are skipped: still atomic for readers and for a killed process, but a power loss
+// may leave the old file (or, on some filesystems, an empty one). A replacement destroyed
+// without commit() removes its temporary file. Throws std::system_error.
+class FileReplacement {
+ public:
+  FileReplacement(std::filesystem::path target, bool sync);
+  ~FileReplacement();
+  FileReplacement(const FileReplacement &) = delete;
+  FileReplacement &operator=(const FileReplacement &) = delete;
+
+  void append(std::string_view data);
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temporary_;
+  bool sync_;
+  int fd_ = -1;
+};
+
+// `content` put in place of `target` with one FileReplacement. Throws std::system_error; the
+// temporary file is removed on failure.
 void replace_file_atomically(const std::filesystem::path &target, std::string_view content,
                              bool sync = true);
+
+// A copy of `source` put in place of `target` with one FileReplacement, read in blocks (never
+// whole). Throws std::system_error.
+void copy_file_atomically(const std::filesystem::path &source, const std::filesystem::path &target,
+                          bool sync = true);
 
 // fsync of a directory, which makes a name created or renamed in it durable.
 void sync_directory(const std::filesystem::path &directory);

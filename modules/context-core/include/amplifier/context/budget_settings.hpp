@@ -46,4 +46,12 @@ TokenBudget compute_budget(const BudgetSettings &settings,
                            std::optional<std::int64_t> hinted_max_output,
                            const ProviderLimits &provider);
 
+// `budget` lowered to at most `cap` tokens (never below one), its trigger and target following.
+TokenBudget cap_budget(const BudgetSettings &settings, const TokenBudget &budget, std::int64_t cap);
+
+// The budget to use for a provider after it refused a request estimated at `refused_tokens` as
+// too long: compact_target of it, so the retry (and every later request) is clearly smaller
+// than what was refused, with room for the estimate to be off.
+std::int64_t budget_after_overflow(const BudgetSettings &settings, std::int64_t refused_tokens);
+
 }  // namespace amplifier::context

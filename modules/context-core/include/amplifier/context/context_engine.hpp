@@ -14,7 +14,10 @@
 //   2. when the estimate passes the trigger, the copy is compacted (compaction.hpp), between
 //      `context:pre_compact` and `context:post_compact`.
 // The budget comes from the hints, else the provider's advertised defaults (providers_list),
-// else config; real usage reported in `provider:response` calibrates the estimate.
+// else config; real usage reported in `provider:response` calibrates the estimate. A request
+// hinted `context_overflow` (the provider refused the previous one as too long) lowers the
+// budget for that provider to compact_target of the refused request's estimate, for this
+// request and every later one, and is compacted to fit it.
 //
 // THREADS: every function may run concurrently (an orchestrator adds tool results from
 // several threads); one mutex guards the history and the store.
@@ -99,8 +102,12 @@ class ContextEngine {
   std::optional<ProviderFacts> target_of(const RequestHints &hints);
   ProviderFacts look_up_provider(const std::string &name) const;
   boost::json::array shape_for(const std::optional<ProviderFacts> &target);
+  // `reason`: "threshold" (the estimate passed the trigger) or "context_length" (the provider
+  // refused the previous request as too long), reported in the compaction events.
   boost::json::array compact(boost::json::array messages, const TokenBudget &budget,
-                             std::int64_t overhead, std::int64_t estimate);
+                             std::int64_t overhead, std::int64_t estimate, std::string_view reason);
+  // With the mutex held.
+  void learn_overflow(const std::string &key, std::string_view provider, std::int64_t history_tokens);
   void report_degradations(const transcript::Origin &target,
                            const std::vector<Degradation> &degradations);
   void emit(std::string_view event, const boost::json::object &data) const;
@@ -118,6 +125,10 @@ class ContextEngine {
   std::optional<transcript::Origin> fallback_origin_;
   std::map<std::string, ProviderFacts> providers_;            // by mount name
   std::map<std::string, std::string> announced_degradations_;  // target -> what was announced
+  // By target key: the estimate (overhead included) of the last request shaped for it, and the
+  // budget learnt from a context_length refusal, which caps every later request to it.
+  std::map<std::string, std::int64_t> last_request_tokens_;
+  std::map<std::string, std::int64_t> overflow_budgets_;
 };
 
 }  // namespace amplifier::context

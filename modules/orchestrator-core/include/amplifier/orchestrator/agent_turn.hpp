@@ -45,11 +45,29 @@ class AgentTurn {
   std::optional<TurnOutcome> submit_prompt(const std::string &prompt);
   // The ChatRequest as JSON text, spliced from the context's messages as they come: a long
   // history is copied, never parsed and re-serialised (only ephemeral injections, which change
-  // the last messages, take the slow way).
-  std::string build_request(bool final_call);
-  std::string context_hints() const;
+  // the last messages, take the slow way). `after_overflow`: the provider refused the last
+  // request as too long, and the context is told so (context_overflow).
+  std::string build_request(bool final_call, const std::vector<Injection> &ephemeral,
+                            bool after_overflow);
+  std::string context_hints(bool after_overflow) const;
+
+  // Tells one request text from another without keeping a second copy of a long history.
+  struct RequestFingerprint {
+    std::size_t size = 0;
+    std::size_t hash = 0;
+    bool operator==(const RequestFingerprint &) const = default;
+  };
+  static RequestFingerprint fingerprint_of(std::string_view request);
+  static bool is_context_overflow(const ProviderResult &result);
+  // One retry with a compacted request after a context_length error (never the same request
+  // again): provider:retry {reason: "context_length"}, then the call. Completes with `failed`
+  // when compaction changed nothing.
+  Task<ProviderResult> retry_compacted(bool final_call, const std::vector<Injection> &ephemeral,
+                                       RequestFingerprint refused, ProviderResult failed);
   Task<std::optional<TurnOutcome>> handle_response(ProviderResult result, bool final_call);
   Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
+  // Cuts a result longer than max_tool_result_chars and says so (tool:result_cut).
+  void limit_result(ToolOutcome &outcome);
 
   // The turn's cancellation level: what cancel() raised, or what the host reports for the
   // call (which also covers a cancel that came before the turn registered itself).

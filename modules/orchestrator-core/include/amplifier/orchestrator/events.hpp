@@ -11,6 +11,7 @@ inline constexpr std::string_view kPromptComplete = "prompt:complete";
 inline constexpr std::string_view kProviderRequest = "provider:request";
 inline constexpr std::string_view kProviderResponse = "provider:response";
 inline constexpr std::string_view kProviderError = "provider:error";
+inline constexpr std::string_view kProviderRetry = "provider:retry";
 inline constexpr std::string_view kContentBlockStart = "content_block:start";
 inline constexpr std::string_view kContentBlockDelta = "content_block:delta";
 inline constexpr std::string_view kContentBlockEnd = "content_block:end";
@@ -21,4 +22,8 @@ inline constexpr std::string_view kApprovalRequired = "approval:required";
 inline constexpr std::string_view kApprovalGranted = "approval:granted";
 inline constexpr std::string_view kApprovalDenied = "approval:denied";
 inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
+
+// Events of our own (announced on the observability.events channel).
+// A tool result was cut to max_tool_result_chars before it entered the context.
+inline constexpr std::string_view kToolResultCut = "tool:result_cut";
 }  // namespace amplifier::orchestrator::event

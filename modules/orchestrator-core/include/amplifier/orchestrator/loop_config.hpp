@@ -24,6 +24,9 @@ struct LoopConfig {
   // After an immediate cancel, how long to wait for cancelled calls to report their end
   // before giving up on them (their results are then synthesised).
   std::chrono::milliseconds cancel_grace{1000};
+  // The characters one tool result may bring into the context; longer ones are cut with a
+  // note (tool_result_limit.hpp). 0: no limit.
+  std::size_t max_tool_result_chars = 100000;
   // Streaming-loop options (see LoopPolicy::streaming_options).
   std::chrono::milliseconds min_delay_between_calls{0};  // between provider call starts
   std::optional<bool> extended_thinking;                 // sent in every ChatRequest

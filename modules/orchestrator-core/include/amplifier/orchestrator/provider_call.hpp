@@ -25,6 +25,9 @@ struct ProviderResult {
   boost::json::object response_json;  // Response: the terminal payload as sent
   ChatResponse response;              // Response: the same, parsed
   KernelError error;                  // Error: what went wrong (kind, message, status code...)
+  // Content reached the hooks (and so, perhaps, the user) before the call ended: asking again
+  // would show it twice.
+  bool content_streamed = false;
 };
 
 // Maps one provider stream event to the kernel event that announces it:

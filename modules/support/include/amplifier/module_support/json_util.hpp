@@ -41,6 +41,13 @@ std::int64_t to_int64(const boost::json::value &value) noexcept;
 // sequence (so a cut string stays valid UTF-8).
 std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) noexcept;
 
+// The characters (code points) of UTF-8 `text`: its bytes that do not continue a sequence.
+std::size_t utf8_length(std::string_view text) noexcept;
+
+// The byte length of the first `max_chars` characters of UTF-8 `text` (all of it when it has
+// no more), so a cut by characters never splits a sequence either.
+std::size_t utf8_prefix_chars(std::string_view text, std::size_t max_chars) noexcept;
+
 // Fields read leniently, for payloads whose optional parts may be missing or of another type:
 // the field when it holds the expected kind, else an empty view, nullptr or nullopt.
 inline std::string_view string_at(const boost::json::object &object,
