@@ -2,7 +2,9 @@
 
 #include "amplifier/module_loader.hpp"
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/yaml_cpp.hpp"
 
+#include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -39,13 +41,13 @@ std::vector<std::string> check_modules(const MountPlan &plan) {
   ModuleLoader loader;
   std::vector<std::string> problems;
   for (const auto &m : mounts_of(plan)) {
-    PlanProblem where{plan.file, m.spec->location, m.key, ""};
+    PlanProblem where{m.spec->file.empty() ? plan.file : m.spec->file, m.spec->location, m.key, ""};
     try {
       auto module = loader.load(m.spec->module, m.spec->source);
       if (module->descriptor->kind != m.kind)
-        where.message = fmt::format("module '{}' is a {} module, but {} needs a {} module",
-                                    m.spec->module, to_string(module->descriptor->kind),
-                                    m.mount_point, to_string(m.kind));
+        where.message =
+            fmt::format("module '{}' is a {} module, but {} needs a {} module", m.spec->module,
+                        to_string(module->descriptor->kind), m.mount_point, to_string(m.kind));
     } catch (const std::exception &e) {
       where.message = e.what();
     }
@@ -76,16 +78,123 @@ int check_plan(const std::string &file) {
   return 0;
 }
 
+// ---- plan show ---------------------------------------------------------------------------
+
+void emit_json(YAML::Emitter &out, const boost::json::value &value) {
+  switch (value.kind()) {
+    case boost::json::kind::object:
+      out << YAML::BeginMap;
+      for (const auto &[key, item] : value.get_object()) {
+        out << YAML::Key << std::string(key) << YAML::Value;
+        emit_json(out, item);
+      }
+      out << YAML::EndMap;
+      break;
+    case boost::json::kind::array:
+      out << YAML::BeginSeq;
+      for (const auto &item : value.get_array()) emit_json(out, item);
+      out << YAML::EndSeq;
+      break;
+    case boost::json::kind::string: {
+      // Quoted, so that it reads back as a string whatever it looks like ("true", "1").
+      out << YAML::DoubleQuoted << std::string(value.get_string());
+      break;
+    }
+    case boost::json::kind::null:
+      out << YAML::Null;
+      break;
+    default:
+      out << boost::json::serialize(value);
+      break;
+  }
+}
+
+const char *isolation_name(Isolation isolation) {
+  return isolation == Isolation::process ? "process" : "in_process";
+}
+
+void emit_spec(YAML::Emitter &out, const ModuleSpec &spec) {
+  out << YAML::Comment(fmt::format("{}:{}", spec.file, spec.location.line)) << YAML::BeginMap;
+  out << YAML::Key << "module" << YAML::Value << spec.module;
+  if (!spec.instance_id.empty())
+    out << YAML::Key << "instance_id" << YAML::Value << spec.instance_id;
+  if (!spec.source.empty()) out << YAML::Key << "source" << YAML::Value << spec.source;
+  for (const auto &key : spec.set_keys) {
+    out << YAML::Key << key << YAML::Value;
+    if (key == "required") out << spec.required;
+    if (key == "isolation") out << isolation_name(spec.isolation);
+    if (key == "timeout") out << spec.timeout_seconds;
+    if (key == "memory_limit_mb") out << spec.memory_limit_mb;
+    if (key == "restarts_per_minute") out << spec.restarts_per_minute;
+  }
+  if (!spec.config.empty()) {
+    out << YAML::Key << "config" << YAML::Value;
+    emit_json(out, spec.config);
+  }
+  out << YAML::EndMap;
+}
+
+// The merged plan as YAML that loads back to the same plan (each module entry says, in a
+// comment, the file and line it comes from).
+std::string plan_yaml(const MountPlan &plan) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "session" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "orchestrator" << YAML::Value;
+  emit_spec(out, plan.orchestrator);
+  out << YAML::Key << "context" << YAML::Value;
+  emit_spec(out, plan.context);
+  if (plan.isolation_set)
+    out << YAML::Key << "isolation" << YAML::Value << isolation_name(plan.isolation);
+  for (const auto &[key, value] : plan.session_extra) {
+    out << YAML::Key << std::string(key) << YAML::Value;
+    emit_json(out, value);
+  }
+  out << YAML::EndMap;
+  for (auto [name, list] : {std::pair{"providers", &plan.providers},
+                            std::pair{"tools", &plan.tools}, std::pair{"hooks", &plan.hooks}}) {
+    if (list->empty()) continue;
+    out << YAML::Key << name << YAML::Value << YAML::BeginSeq;
+    for (const auto &spec : *list) emit_spec(out, spec);
+    out << YAML::EndSeq;
+  }
+  if (!plan.agents.empty()) {
+    out << YAML::Key << "agents" << YAML::Value;
+    emit_json(out, plan.agents);
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+int show_plan(const std::string &file) {
+  try {
+    MountPlan plan = load_mount_plan(file);
+    for (const auto &w : plan.warnings) fmt::print(stderr, "warning: {}\n", w);
+    fmt::print("{}", plan_yaml(plan));
+    return 0;
+  } catch (const MountPlanError &e) {
+    for (const auto &p : e.problems()) fmt::print(stderr, "{}\n", p.to_string());
+    fmt::print(stderr, "amplifier: error: {}: {} problem(s)\n", file, e.problems().size());
+    return 1;
+  }
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App &app, int &exit_code) {
   CLI::App *plan = app.add_subcommand("plan", "Work with mount plans");
   plan->require_subcommand(1);
   auto file = std::make_shared<std::string>();
-  CLI::App *check = plan->add_subcommand("check", "Validate a mount plan: its YAML, its shape, "
-                                                  "and that every module exists with the right kind");
+  CLI::App *check = plan->add_subcommand("check",
+                                         "Validate a mount plan: its YAML, its shape, "
+                                         "and that every module exists with the right kind");
   check->add_option("file", *file, "The mount plan (YAML)")->required();
   check->callback([file, &exit_code] { exit_code = check_plan(*file); });
+  CLI::App *show = plan->add_subcommand(
+      "show",
+      "Print a mount plan with its includes merged in, as YAML (each module entry notes "
+      "the file and line it comes from)");
+  show->add_option("file", *file, "The mount plan (YAML)")->required();
+  show->callback([file, &exit_code] { exit_code = show_plan(*file); });
 }
 
 }  // namespace amplifier::host

@@ -162,8 +162,8 @@ std::string item_path(const std::string &path, std::size_t index) {
 
 // ---- the parser ------------------------------------------------------------------------------
 
-constexpr std::array<std::string_view, 5> kTopLevelKeys = {"session", "providers", "tools", "hooks",
-                                                           "agents"};
+constexpr std::array<std::string_view, 6> kTopLevelKeys = {"session", "providers", "tools",
+                                                           "hooks",   "agents",    "includes"};
 constexpr std::array<std::string_view, 8> kModuleKeys = {
     "module",  "source",          "config",           "required",
     "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
@@ -190,7 +190,11 @@ PlanLocation location_of(const YAML::Node &node, PlanLocation fallback) {
 
 class PlanParser {
  public:
-  PlanParser(std::string file, const EnvLookup &env) : file_(std::move(file)), env_(env) {}
+  // `from_file`: the text is a plan file's, so it may include others (and then needs no
+  // session of its own: an include may give it). `fragment`: it is itself included, and
+  // needs no session either.
+  PlanParser(std::string file, const EnvLookup &env, bool from_file = false, bool fragment = false)
+      : file_(std::move(file)), env_(env), from_file_(from_file), fragment_(fragment) {}
 
   MountPlan parse(std::string_view yaml_text) {
     MountPlan plan;
@@ -392,6 +396,8 @@ class PlanParser {
   // The keys every module entry may have beyond module, source and config; false when `key`
   // is none of them.
   bool read_module_option(const std::string &key, const Field &value, ModuleSpec &spec) {
+    if (std::find(kModuleKeys.begin() + 3, kModuleKeys.end(), key) != kModuleKeys.end())
+      spec.set_keys.push_back(key);
     if (key == "required") {
       spec.required = read_bool(value).value_or(false);
     } else if (key == "isolation") {
@@ -429,6 +435,7 @@ class PlanParser {
   ModuleSpec read_module_spec(const Field &field, bool accepts_id_string, bool accepts_instance_id) {
     ModuleSpec spec;
     spec.location = field.where;
+    spec.file = file_;
     if (accepts_id_string && field.node.IsScalar()) {
       spec.module = read_module_id(field);
       return spec;
@@ -499,22 +506,21 @@ class PlanParser {
             fmt::format("expected a map with 'orchestrator' and 'context', got {}", describe_node(field.node)));
       return;
     }
-    bool has_orchestrator = false, has_context = false;
+    session_where_ = field.where;
     for_each_entry(field, [&](const std::string &key, PlanLocation, const Field &value) {
       if (key == "orchestrator") {
-        has_orchestrator = true;
+        has_orchestrator_ = true;
         plan.orchestrator = read_module_spec(value, true, false);
       } else if (key == "context") {
-        has_context = true;
+        has_context_ = true;
         plan.context = read_module_spec(value, true, false);
       } else if (key == "isolation") {
         plan.isolation = read_isolation(value).value_or(Isolation::in_process);
+        plan.isolation_set = true;
       } else {
         plan.session_extra[key] = to_json(value, true);
       }
     });
-    if (!has_orchestrator) error(field.where, "session.orchestrator", "missing required key");
-    if (!has_context) error(field.where, "session.context", "missing required key");
   }
 
   void parse_root(const YAML::Node &root, MountPlan &plan) {
@@ -529,7 +535,9 @@ class PlanParser {
     }
     bool has_session = false;
     for_each_entry(document, [&](const std::string &key, PlanLocation key_where, const Field &value) {
-      if (key == "session") {
+      if (key == "includes") {
+        read_includes(value, plan);
+      } else if (key == "session") {
         has_session = true;
         read_session(value, plan);
       } else if (key == "providers") {
@@ -544,13 +552,47 @@ class PlanParser {
         warn(key_where, key, unknown_key_message(key, kTopLevelKeys));
       }
     });
-    if (!has_session) error(document.where, "session", "missing required section");
+    // A plan that includes others, or is included, may have its session completed by another
+    // (load_mount_plan checks the merged plan).
+    if (plan.includes.empty() && !fragment_) {
+      if (!has_session) {
+        error(document.where, "session", "missing required section");
+      } else {
+        if (!has_orchestrator_) error(session_where_, "session.orchestrator", "missing required key");
+        if (!has_context_) error(session_where_, "session.context", "missing required key");
+      }
+    }
     check_unique_mount_names(plan.providers, "providers");
     check_unique_mount_names(plan.tools, "tools");
   }
 
+  void read_includes(const Field &field, MountPlan &plan) {
+    if (!field.node.IsSequence()) {
+      error(field.where, field.path, fmt::format("expected a list of plan files, got {}", describe_node(field.node)));
+      return;
+    }
+    if (!from_file_) {
+      error(field.where, field.path, "only a plan read from a file can include others");
+      return;
+    }
+    for (std::size_t i = 0; i < field.node.size(); ++i) {
+      const YAML::Node item = field.node[i];
+      const Field entry{item, item_path(field.path, i), location_of(item, field.where)};
+      if (auto path = read_string(entry); path && !path->empty()) {
+        plan.includes.push_back(*path);
+      } else if (path) {
+        error(entry.where, entry.path, "an empty path");
+      }
+    }
+  }
+
   std::string file_;
   const EnvLookup &env_;
+  const bool from_file_;
+  const bool fragment_;
+  bool has_orchestrator_ = false;
+  bool has_context_ = false;
+  PlanLocation session_where_;
   std::vector<PlanProblem> problems_;
   std::vector<std::string> warnings_;
   std::size_t converted_nodes_ = 0;
@@ -600,7 +642,56 @@ void anchor_sources(MountPlan &plan, const std::filesystem::path &plan_dir) {
 
 }  // namespace
 
-MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env) {
+namespace {
+
+// Mappings merge key by key, recursively; anything else of `top` replaces.
+void deep_merge(json::object &base, const json::object &top) {
+  for (const auto &[key, value] : top) {
+    auto *existing = base.if_contains(key);
+    if (existing && existing->is_object() && value.is_object()) {
+      deep_merge(existing->get_object(), value.get_object());
+    } else {
+      base[key] = value;
+    }
+  }
+}
+
+bool sets(const ModuleSpec &spec, std::string_view key) {
+  return std::find(spec.set_keys.begin(), spec.set_keys.end(), key) != spec.set_keys.end();
+}
+
+void merge_spec(ModuleSpec &base, const ModuleSpec &top) {
+  if (base.module != top.module) {  // another module in the same place: it replaces
+    base = top;
+    return;
+  }
+  if (!top.source.empty()) base.source = top.source;
+  if (sets(top, "required")) base.required = top.required;
+  if (sets(top, "isolation")) base.isolation = top.isolation;
+  if (sets(top, "timeout")) base.timeout_seconds = top.timeout_seconds;
+  if (sets(top, "memory_limit_mb")) base.memory_limit_mb = top.memory_limit_mb;
+  if (sets(top, "restarts_per_minute")) base.restarts_per_minute = top.restarts_per_minute;
+  for (const auto &key : top.set_keys)
+    if (!sets(base, key)) base.set_keys.push_back(key);
+  deep_merge(base.config, top.config);
+  base.location = top.location;
+  base.file = top.file;
+}
+
+void merge_list(std::vector<ModuleSpec> &base, const std::vector<ModuleSpec> &top) {
+  for (const auto &spec : top) {
+    auto same = std::find_if(base.begin(), base.end(), [&](const ModuleSpec &existing) {
+      return existing.mount_name() == spec.mount_name();
+    });
+    if (same == base.end()) {
+      base.push_back(spec);
+    } else {
+      merge_spec(*same, spec);
+    }
+  }
+}
+
+std::string read_plan_text(const std::filesystem::path &file) {
   auto unreadable = [&](std::string reason) {
     return MountPlanError({PlanProblem{file.string(), {}, "", "cannot read mount plan: " + reason}});
   };
@@ -611,8 +702,76 @@ MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &en
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw unreadable("read error");
-  MountPlan plan = parse_mount_plan(text.str(), file.string(), env);
-  anchor_sources(plan, file.parent_path());
+  return text.str();
+}
+
+// Deeper than this, a chain of includes is a mistake, not a design.
+constexpr std::size_t kMaxIncludeDepth = 32;
+
+// `file` and everything it includes, merged; `chain` is the files including it, outermost first.
+MountPlan load_with_includes(const std::filesystem::path &file, const EnvLookup &env,
+                             std::vector<std::filesystem::path> &chain) {
+  MountPlan own = PlanParser(file.string(), env, true, !chain.empty()).parse(read_plan_text(file));
+  const auto folder = std::filesystem::absolute(file).parent_path();
+  anchor_sources(own, folder);
+  if (own.includes.empty()) return own;
+  MountPlan merged;
+  chain.push_back(std::filesystem::weakly_canonical(file));
+  for (const auto &include : own.includes) {
+    const auto path = (folder / include).lexically_normal();
+    const auto canonical = std::filesystem::weakly_canonical(path);
+    auto problem = [&](std::string message) {
+      return MountPlanError({PlanProblem{file.string(), {}, "includes", std::move(message)}});
+    };
+    if (auto loop = std::find(chain.begin(), chain.end(), canonical); loop != chain.end()) {
+      std::string cycle;
+      for (auto it = loop; it != chain.end(); ++it) cycle += it->string() + " -> ";
+      throw problem("include cycle: " + cycle + canonical.string());
+    }
+    if (chain.size() >= kMaxIncludeDepth)
+      throw problem(fmt::format("includes nested deeper than {} plans", kMaxIncludeDepth));
+    merge_mount_plan(merged, load_with_includes(path, env, chain));
+  }
+  chain.pop_back();
+  merge_mount_plan(merged, own);
+  merged.includes = own.includes;
+  return merged;
+}
+
+}  // namespace
+
+void merge_mount_plan(MountPlan &base, const MountPlan &top) {
+  for (auto [slot, top_slot] : {std::pair{&base.orchestrator, &top.orchestrator},
+                                std::pair{&base.context, &top.context}}) {
+    if (top_slot->module.empty()) continue;
+    if (slot->module.empty()) {
+      *slot = *top_slot;
+    } else {
+      merge_spec(*slot, *top_slot);
+    }
+  }
+  merge_list(base.providers, top.providers);
+  merge_list(base.tools, top.tools);
+  merge_list(base.hooks, top.hooks);
+  if (top.isolation_set) {
+    base.isolation = top.isolation;
+    base.isolation_set = true;
+  }
+  deep_merge(base.session_extra, top.session_extra);
+  deep_merge(base.agents, top.agents);
+  base.warnings.insert(base.warnings.end(), top.warnings.begin(), top.warnings.end());
+  base.file = top.file;
+}
+
+MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env) {
+  std::vector<std::filesystem::path> chain;
+  MountPlan plan = load_with_includes(file, env, chain);
+  std::vector<PlanProblem> missing;
+  if (plan.orchestrator.module.empty())
+    missing.push_back({file.string(), {}, "session.orchestrator", "missing in the plan and its includes"});
+  if (plan.context.module.empty())
+    missing.push_back({file.string(), {}, "session.context", "missing in the plan and its includes"});
+  if (!missing.empty()) throw MountPlanError(std::move(missing));
   return plan;
 }
 

@@ -39,6 +39,10 @@ struct ModuleSpec {
   int restarts_per_minute = 3;      // `restarts_per_minute:` before it stays down (isolation)
   boost::json::object config;
   PlanLocation location;
+  std::string file;  // the plan file the entry comes from (with includes, not always the top one)
+  // The option keys the entry sets itself (required, isolation, ...): what it overrides when it
+  // is merged over the same module of an included plan.
+  std::vector<std::string> set_keys;
   // The name it is mounted under: instance_id when set, else module.
   const std::string &mount_name() const { return instance_id.empty() ? module : instance_id; }
 };
@@ -51,6 +55,9 @@ struct MountPlan {
   std::vector<ModuleSpec> tools;
   std::vector<ModuleSpec> hooks;
   Isolation isolation = Isolation::in_process;  // `session.isolation`: the modules' default
+  bool isolation_set = false;
+  // `includes: [other.yaml, ...]`, relative to the including file (load_mount_plan merges them).
+  std::vector<std::string> includes;
   boost::json::object session_extra;  // other keys under `session`, passed through
   boost::json::object agents;         // passed through untouched
   std::vector<std::string> warnings;  // "file:line:col: key: message"
@@ -88,6 +95,13 @@ std::string expand_env(std::string_view text, const EnvLookup &env,
 // stay strings), after ${VAR} expansion.
 MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label,
                            const EnvLookup &env = process_env());
+// Reads a plan file and the plans it includes, recursively: each included plan is merged in
+// order, then the including plan on top (modules merge by mount name, mappings deep-merge,
+// scalars of the later plan win, an entry without `source:` keeps the one it merges over).
+// Problems name the file they are in; an include cycle is an error naming the cycle.
 MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &env = process_env());
+
+// Merges `top` over `base` as load_mount_plan merges an including plan over its includes.
+void merge_mount_plan(MountPlan &base, const MountPlan &top);
 
 }  // namespace amplifier
