@@ -250,6 +250,26 @@ TEST_CASE("anyOf and oneOf say what each alternative wanted") {
         "input: expected integer or boolean, got string");
 }
 
+TEST_CASE("messages quote at most a line of a large value or of a nested message") {
+  const std::string long_text(1000, 'x');
+  CHECK(only_problem(R"({"const":"x"})", "\"" + long_text + "\"") ==
+        "input: must be \"x\", got \"" + std::string(116, 'x') + "...");
+  CHECK(only_problem(R"({"additionalProperties":false})", "{\"" + long_text + "\":1}") ==
+        "input: unexpected property '" + std::string(117, 'x') +
+            "...' (no properties are allowed)");
+  // Nested alternatives would otherwise quote each other, doubling the message at every level.
+  json::parse_options deep;
+  deep.max_depth = 100;
+  const JsonSchema nested(
+      json::parse(R"({"type":"array","anyOf":[{"items":{"$ref":"#"}},{"items":{"$ref":"#"}}]})"));
+  const auto violations =
+      nested.validate(json::parse(std::string(15, '[') + "1" + std::string(15, ']'), {}, deep));
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].message().starts_with(
+      "input: matches no schema of anyOf ([0] input[0]: matches no schema of anyOf ([0] "));
+  CHECK(violations[0].message().size() < 600);
+}
+
 TEST_CASE("allOf, $ref, then and else report their violations where they occur") {
   const auto both = problems(R"({"allOf":[{"required":["a"]},{"required":["b"]}]})", "{}");
   CHECK(both == std::vector<std::string>{"input: missing required property 'a'",

@@ -3,6 +3,7 @@
 #include "json_schema_node.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
 
 #include <cctype>
 #include <cfloat>
@@ -67,9 +68,26 @@ std::string format_number(double number) {
   return ec == std::errc() ? std::string(text, end) : std::string("?");
 }
 
+// Messages quote values, property names and nested messages, any of which may be as large as
+// the input: each quotation is cut to at most this many bytes.
+constexpr std::size_t kMaxQuoted = 120;
+
+// `text` cut to `max` bytes at a UTF-8 character boundary, "..." marking the cut.
+std::string abbreviated(std::string_view text, std::size_t max = kMaxQuoted) {
+  if (text.size() <= max) return std::string(text);
+  std::size_t end = max - 3;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "...";
+}
+
+// A value as JSON text, abbreviated; only the part shown is serialized.
 std::string format_value(const json::value &v) {
   if (v.is_number()) return format_number(as_double(v));
-  return json::serialize(v);
+  json::serializer serializer;
+  serializer.reset(&v);
+  char text[kMaxQuoted + 1];
+  const std::string_view start = serializer.read(text, sizeof text);
+  return abbreviated(start);
 }
 
 // Equality as JSON Schema defines it for enum, const and uniqueItems: numbers compare by value
@@ -115,7 +133,7 @@ std::size_t json_hash(const json::value &v) {
     case json::kind::uint64:
     case json::kind::double_: {
       const double d = as_double(v);
-      if (std::isnan(d)) return 0x7ff8;               // whatever its sign and payload
+      if (std::isnan(d)) return 0x7ff8;              // whatever its sign and payload
       return std::hash<double>{}(d == 0 ? 0.0 : d);  // -0.0 == 0.0
     }
     case json::kind::string:
@@ -175,7 +193,7 @@ std::string plural(std::size_t n, std::string_view word) {
   return std::to_string(n) + " " + std::string(word) + "s";
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) { return "'" + abbreviated(text) + "'"; }
 
 // The schema a pure {"$ref": ...} stands for.
 const Node &followed(const Node &node) {
@@ -349,7 +367,7 @@ class Validator {
     for (const auto &p : node.pattern_properties)
       allowed +=
           (allowed.empty() ? "names matching " : ", names matching ") + quoted(p.pattern.source);
-    report("unexpected property '" + std::string(key) + "'" +
+    report("unexpected property " + quoted(key) +
            (allowed.empty() ? std::string(" (no properties are allowed)")
                             : " (allowed: " + allowed + ")"));
   }
@@ -519,7 +537,7 @@ class Validator {
     for (std::size_t i = 0; i < failures.size() && i < kShown; ++i) {
       const auto &f = failures[i];
       text += (i ? "; [" : "[") + std::to_string(i) + "] " +
-              (f.path == path_ ? f.problem : f.message());
+              abbreviated(f.path == path_ ? f.problem : f.message(), 2 * kMaxQuoted);
     }
     if (failures.size() > kShown) text += "; " + std::to_string(failures.size() - kShown) + " more";
     return text + ")";
