@@ -492,7 +492,10 @@ TEST_CASE("draft 7: $ref inside the schema, recursive ones included") {
               "nodes":{"type":"array","items":{"$ref":"#/definitions/node"}}},
               "required":["meta","nodes"]}},
     "$ref":"#/definitions/tree"})";
-  constexpr std::string_view sibling = R"({"definitions":{"reffed":{"type":"array"}},
+  constexpr std::string_view sibling = R"({"$schema":"http://json-schema.org/draft-07/schema#",
+    "definitions":{"reffed":{"type":"array"}},
+    "properties":{"foo":{"$ref":"#/definitions/reffed","maxItems":2}}})";
+  constexpr std::string_view sibling_unsaid = R"({"definitions":{"reffed":{"type":"array"}},
     "properties":{"foo":{"$ref":"#/definitions/reffed","maxItems":2}}})";
   constexpr std::string_view sibling_2020 = R"({
     "$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"reffed":{"type":"array"}},
@@ -527,7 +530,9 @@ TEST_CASE("draft 7: $ref inside the schema, recursive ones included") {
         {sibling, R"({"foo":[]})", kValid},
         {sibling, R"({"foo":[1,2,3]})", kValid},  // draft 7: maxItems beside $ref is ignored
         {sibling, R"({"foo":"string"})", kInvalid},
-        {sibling_2020, R"({"foo":[1,2,3]})", kInvalid},  // 2020-12: it applies
+        {sibling_2020, R"({"foo":[1,2,3]})", kInvalid},    // 2020-12: it applies
+        {sibling_unsaid, R"({"foo":[1,2,3]})", kInvalid},  // no $schema: as in 2020-12
+        {sibling_unsaid, R"({"foo":[1,2]})", kValid},
         {R"({"$ref":"#/definitions/bool","definitions":{"bool":true}})", R"("foo")", kValid},
         {R"({"$ref":"#/definitions/bool","definitions":{"bool":false}})", R"("foo")", kInvalid},
         {R"({"$defs":{"a":{"type":"integer"}},"$ref":"#/$defs/a"})", "1", kValid},

@@ -73,11 +73,14 @@ class Compiler {
   explicit Compiler(const json::value &document) : document_(document) {
     const json::object *root = document.if_object();
     if (!root) return;
-    // Draft 2019-09 and later apply a $ref's sibling keywords; drafts up to 7 ignore them.
+    // Draft 2019-09 and later apply a $ref's sibling keywords; drafts up to 7 ignore them. A
+    // schema that does not say its draft gets the later meaning: tool schemas are written for
+    // 2020-12 (MCP's default) as often as for draft 7, and it never checks less than written.
     if (const json::value *dialect = root->if_contains("$schema");
         dialect && dialect->is_string()) {
       const std::string_view uri = dialect->get_string();
-      siblings_of_ref_apply_ = uri.find("2019-09") != uri.npos || uri.find("2020-12") != uri.npos;
+      for (std::string_view draft : {"draft-03", "draft-04", "draft-06", "draft-07"})
+        if (uri.find(draft) != uri.npos) siblings_of_ref_apply_ = false;
     }
     // A $ref may name this document by its $id ("id" in draft 4) instead of starting at '#'.
     for (std::string_view key : {"$id", "id"}) {
@@ -512,7 +515,7 @@ class Compiler {
   }
 
   const json::value &document_;
-  bool siblings_of_ref_apply_ = false;
+  bool siblings_of_ref_apply_ = true;
   std::string base_uri_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unordered_map<const json::value *, const Node *> compiled_;

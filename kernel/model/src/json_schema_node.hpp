@@ -116,7 +116,7 @@ struct JsonSchema::Node {
 
   bool rejects_everything = false;  // the boolean schema false
   const Node *ref = nullptr;        // $ref's target
-  bool ref_only = false;            // only the $ref counts (draft 7 ignores its siblings)
+  bool ref_only = false;            // only the $ref counts (it has no siblings, or draft 7)
   unsigned types = schema_detail::kAnyType;
   std::optional<boost::json::array> enum_values;
   std::optional<boost::json::value> const_value;

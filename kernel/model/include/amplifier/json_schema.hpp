@@ -14,9 +14,9 @@
 // dependentSchemas, minContains, maxContains.
 // $ref: references inside the schema ("#", "#/definitions/a", "#/$defs/a", or the root's $id
 // followed by such a fragment), recursive ones included. Nothing is ever fetched: a reference to
-// another document, or to an anchor ("#name"), does not compile. A $ref's sibling keywords are
-// ignored, as draft 7 says, unless $schema names draft 2019-09 or 2020-12. A nested $id does not
-// change what references resolve against.
+// another document, or to an anchor ("#name"), does not compile. A $ref's sibling keywords
+// apply, as in 2019-09 and later, unless $schema names draft 7 or earlier, where they are
+// ignored. A nested $id does not change what references resolve against.
 // A schema whose subschemas loop without descending into the value ({"$ref": "#"}, or two
 // definitions whose allOf name each other) does not compile: validating would never end.
 // format is an annotation (draft 2020-12's default): not checked. unevaluatedProperties,
