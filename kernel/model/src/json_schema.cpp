@@ -231,9 +231,7 @@ class Validator {
   void check(const Node &node, const json::value &v) {
     if (full()) return;
     spend(1);
-    if (++depth_ > kMaxCheckDepth)
-      throw GiveUp{"could not be checked: the value and the schema nest more than " +
-                   std::to_string(kMaxCheckDepth) + " levels deep"};
+    if (++depth_ > kMaxCheckDepth) give_up_too_deep();
     check_keywords(node, v);
     --depth_;
   }
@@ -242,24 +240,54 @@ class Validator {
   bool full() const { return violations_.size() >= limit_; }
 
   void spend(std::size_t steps) {
-    if (steps > budget_.steps_left)
-      throw GiveUp{"could not be checked: it takes more than " + std::to_string(kMaxSteps) +
-                   " steps against this schema (too large an input, or too intricate a schema)"};
+    if (steps > budget_.steps_left) give_up_too_costly();
     budget_.steps_left -= steps;
+  }
+
+  [[noreturn, gnu::noinline]] static void give_up_too_deep() {
+    throw GiveUp{"could not be checked: the value and the schema nest more than " +
+                 std::to_string(kMaxCheckDepth) + " levels deep"};
+  }
+
+  [[noreturn, gnu::noinline]] static void give_up_too_costly() {
+    throw GiveUp{"could not be checked: it takes more than " + std::to_string(kMaxSteps) +
+                 " steps against this schema (too large an input, or too intricate a schema)"};
   }
 
   void report(std::string problem) {
     if (!full()) violations_.push_back({path_, std::move(problem)});
   }
 
-  // Runs `fn` with the path extended by `step`, then restores it.
-  template <class Fn>
-  void descend(std::string_view step, Fn &&fn) {
+  // STACK: check() recurses once per level of the value and per $ref, allOf, ... on the way,
+  // so the functions on that path keep small frames: building a message (string temporaries,
+  // which ASan pads to kilobytes a frame) happens in NOINLINE leaves that return before the next
+  // level is checked.
+#define NOINLINE [[gnu::noinline]]
+
+  // Checks the member `key` of the current object, the path extended by ".key" or
+  // "[\"odd key\"]" meanwhile.
+  void check_member(const Node &schema, std::string_view key, const json::value &value) {
     const std::size_t length = path_.size();
-    path_ += step;
-    fn();
+    append_key(key);
+    check(schema, value);
     path_.resize(length);
   }
+
+  void check_item(const Node &schema, std::size_t index, const json::value &value) {
+    const std::size_t length = path_.size();
+    append_index(index);
+    check(schema, value);
+    path_.resize(length);
+  }
+
+  NOINLINE void append_key(std::string_view key) {
+    if (is_identifier(key))
+      (path_ += '.') += key;
+    else
+      (path_ += '[') += json::serialize(json::value(key)) += ']';
+  }
+
+  NOINLINE void append_index(std::size_t index) { (path_ += '[') += std::to_string(index) += ']'; }
 
   // The first violation of `v` against `node`, checked on the side; nullopt when it matches.
   std::optional<SchemaViolation> first_violation(const Node &node, const json::value &v) {
@@ -269,17 +297,16 @@ class Validator {
     return std::move(nested.violations_[0]);
   }
 
-  bool matches(const Node &node, const json::value &v) { return !first_violation(node, v); }
+  NOINLINE bool matches(const Node &node, const json::value &v) {
+    return !first_violation(node, v);
+  }
 
   void check_keywords(const Node &node, const json::value &v) {
-    if (node.rejects_everything) return report("no value is allowed here");
+    if (node.rejects_everything) return report_nothing_allowed();
     if (node.ref_only) return check(*node.ref, v);
-    if (!has_type(v, node.types))
-      return report("expected " + describe_types(node.types) + ", got " +
-                    std::string(json_type_name(v)));
+    if (!has_type(v, node.types)) return report_type(node.types, v);
     if (node.enum_values) check_enum(*node.enum_values, v);
-    if (node.const_value && !json_equal(*node.const_value, v))
-      report("must be " + format_value(*node.const_value) + ", got " + format_value(v));
+    if (node.const_value) check_const(*node.const_value, v);
     switch (v.kind()) {
       case json::kind::object:
         check_object(node, v);
@@ -301,7 +328,18 @@ class Validator {
     check_applicators(node, v);
   }
 
-  void check_enum(const json::array &allowed, const json::value &v) {
+  NOINLINE void report_nothing_allowed() { report("no value is allowed here"); }
+
+  NOINLINE void report_type(unsigned types, const json::value &v) {
+    report("expected " + describe_types(types) + ", got " + std::string(json_type_name(v)));
+  }
+
+  NOINLINE void check_const(const json::value &wanted, const json::value &v) {
+    if (!json_equal(wanted, v))
+      report("must be " + format_value(wanted) + ", got " + format_value(v));
+  }
+
+  NOINLINE void check_enum(const json::array &allowed, const json::value &v) {
     spend(allowed.size());
     for (const auto &candidate : allowed)
       if (json_equal(candidate, v)) return;
@@ -314,6 +352,18 @@ class Validator {
   void check_object(const Node &node, const json::value &value) {
     const json::object &o = value.get_object();
     spend(o.size());
+    check_object_counts(node, o);
+    for (const auto &entry : o) {
+      if (full()) return;
+      check_property(node, entry.key(), entry.value());
+    }
+    if (node.property_names) check_property_names(*node.property_names, o);
+    for (const auto &dependency : node.dependent_schemas)
+      if (o.contains(dependency.name)) check(*dependency.schema, value);
+  }
+
+  // required, dependencies' property lists, minProperties, maxProperties.
+  NOINLINE void check_object_counts(const Node &node, const json::object &o) {
     for (const auto &name : node.required)
       if (!o.contains(name)) report("missing required property '" + name + "'");
     for (const auto &dependency : node.dependent_required) {
@@ -328,44 +378,49 @@ class Validator {
     if (node.max_properties && o.size() > *node.max_properties)
       report("must have at most " + plural(*node.max_properties, "property") + ", got " +
              std::to_string(o.size()));
-    for (const auto &entry : o) {
-      if (full()) return;
-      check_property(node, entry.key(), entry.value());
-    }
-    if (node.property_names) check_property_names(*node.property_names, o);
-    for (const auto &dependency : node.dependent_schemas)
-      if (o.contains(dependency.name)) check(*dependency.schema, value);
   }
 
   // One property against properties, patternProperties and additionalProperties.
   void check_property(const Node &node, std::string_view key, const json::value &value) {
-    const std::string step =
-        is_identifier(key) ? "." + std::string(key) : "[" + json::serialize(json::value(key)) + "]";
     bool described = false;  // named by properties or matched by patternProperties
     if (const Node *schema = node.property(key)) {
       described = true;
-      descend(step, [&] { check(*schema, value); });
+      check_member(*schema, key, value);
     }
     for (const auto &pattern : node.pattern_properties) {
-      try {
-        if (!boost::regex_search(key.begin(), key.end(), pattern.pattern.regex)) continue;
-      } catch (const std::exception &e) {  // the matcher's complexity limit: fail closed
-        report("property " + quoted(key) + " could not be checked against the pattern " +
-               quoted(pattern.pattern.source) + ": " + e.what());
-        described = true;
-        continue;
+      switch (match_name(pattern.pattern, key)) {
+        case Match::kNo:
+          continue;
+        case Match::kUnknown:
+          described = true;
+          continue;
+        case Match::kYes:
+          described = true;
+          check_member(*pattern.schema, key, value);
       }
-      described = true;
-      descend(step, [&] { check(*pattern.schema, value); });
     }
     if (described) return;
     if (node.additional_properties)
-      descend(step, [&] { check(*node.additional_properties, value); });
+      check_member(*node.additional_properties, key, value);
     else if (node.additional_forbidden)
       report_unexpected(node, key);
   }
 
-  void report_unexpected(const Node &node, std::string_view key) {
+  enum class Match { kNo, kYes, kUnknown };
+
+  // Whether a property name matches a patternProperties pattern; kUnknown (reported) when the
+  // matcher gave up: the name is then taken as checked, and the object as invalid.
+  NOINLINE Match match_name(const Node::Pattern &pattern, std::string_view key) {
+    try {
+      return boost::regex_search(key.begin(), key.end(), pattern.regex) ? Match::kYes : Match::kNo;
+    } catch (const std::exception &e) {  // the matcher's complexity limit: fail closed
+      report("property " + quoted(key) + " could not be checked against the pattern " +
+             quoted(pattern.source) + ": " + e.what());
+      return Match::kUnknown;
+    }
+  }
+
+  NOINLINE void report_unexpected(const Node &node, std::string_view key) {
     std::string allowed;
     for (const auto &p : node.properties) allowed += (allowed.empty() ? "" : ", ") + p.name;
     for (const auto &p : node.pattern_properties)
@@ -376,7 +431,7 @@ class Validator {
                             : " (allowed: " + allowed + ")"));
   }
 
-  void check_property_names(const Node &names, const json::object &o) {
+  NOINLINE void check_property_names(const Node &names, const json::object &o) {
     for (const auto &entry : o) {
       if (full()) return;
       if (auto violation = first_violation(names, json::value(entry.key())))
@@ -386,6 +441,20 @@ class Validator {
 
   void check_array(const Node &node, const json::array &a) {
     spend(a.size());
+    check_array_counts(node, a);
+    const bool rest_forbidden = node.rest_items && node.rest_items->rejects_everything;
+    const std::size_t checked =
+        rest_forbidden ? std::min(a.size(), node.prefix_items.size()) : a.size();
+    for (std::size_t i = 0; i < checked && !full(); ++i) {
+      const Node *schema = i < node.prefix_items.size() ? node.prefix_items[i] : node.rest_items;
+      if (schema) check_item(*schema, i, a[i]);
+    }
+    if (node.unique_items) check_unique(a);
+    if (node.contains) check_contains(node, a);
+  }
+
+  // minItems, maxItems, and items past the positional ones where no others are allowed.
+  NOINLINE void check_array_counts(const Node &node, const json::array &a) {
     if (node.min_items && a.size() < *node.min_items)
       report("must have at least " + plural(*node.min_items, "item") + ", got " +
              std::to_string(a.size()));
@@ -396,17 +465,9 @@ class Validator {
     if (rest_forbidden && a.size() > node.prefix_items.size())
       report("must have at most " + plural(node.prefix_items.size(), "item") + ", got " +
              std::to_string(a.size()));
-    const std::size_t checked =
-        rest_forbidden ? std::min(a.size(), node.prefix_items.size()) : a.size();
-    for (std::size_t i = 0; i < checked && !full(); ++i) {
-      const Node *schema = i < node.prefix_items.size() ? node.prefix_items[i] : node.rest_items;
-      if (schema) descend("[" + std::to_string(i) + "]", [&] { check(*schema, a[i]); });
-    }
-    if (node.unique_items) check_unique(a);
-    if (node.contains) check_contains(node, a);
   }
 
-  void check_unique(const json::array &a) {
+  NOINLINE void check_unique(const json::array &a) {
     std::unordered_multimap<std::size_t, std::size_t> seen;  // hash -> index
     for (std::size_t j = 0; j < a.size(); ++j) {
       const std::size_t hash = json_hash(a[j]);
@@ -421,7 +482,7 @@ class Validator {
   }
 
   // contains, with minContains and maxContains (2019-09) bounding how many items match.
-  void check_contains(const Node &node, const json::array &a) {
+  NOINLINE void check_contains(const Node &node, const json::array &a) {
     const std::size_t at_least = node.min_contains.value_or(1);
     std::size_t found = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -438,7 +499,7 @@ class Validator {
              " that match the 'contains' schema, got " + std::to_string(found));
   }
 
-  void check_string(const Node &node, std::string_view s) {
+  NOINLINE void check_string(const Node &node, std::string_view s) {
     if (!node.min_length && !node.max_length && !node.pattern) return;
     spend(s.size() / 64);  // counting and matching read the whole string
     if (node.min_length || node.max_length) {
@@ -453,7 +514,7 @@ class Validator {
     if (node.pattern) check_pattern(*node.pattern, s);
   }
 
-  void check_pattern(const Node::Pattern &pattern, std::string_view s) {
+  NOINLINE void check_pattern(const Node::Pattern &pattern, std::string_view s) {
     try {
       if (!boost::regex_search(s.begin(), s.end(), pattern.regex))
         report("does not match the pattern '" + pattern.source + "'");
@@ -462,7 +523,7 @@ class Validator {
     }
   }
 
-  void check_number(const Node &node, const json::value &v) {
+  NOINLINE void check_number(const Node &node, const json::value &v) {
     const double x = as_double(v);
     if (const auto &low = node.lower) {
       if (low->exclusive && !(x > low->value))
@@ -488,15 +549,16 @@ class Validator {
     for (const Node *schema : node.all_of) check(*schema, v);
     if (!node.any_of.empty()) check_any_of(node.any_of, v);
     if (!node.one_of.empty()) check_one_of(node.one_of, v);
-    if (node.not_schema && matches(*node.not_schema, v))
-      report("must not match the schema under 'not'");
+    if (node.not_schema && matches(*node.not_schema, v)) report_not();
     if (node.if_schema) {
       const Node *branch = matches(*node.if_schema, v) ? node.then_schema : node.else_schema;
       if (branch) check(*branch, v);
     }
   }
 
-  void check_any_of(const std::vector<const Node *> &alternatives, const json::value &v) {
+  NOINLINE void report_not() { report("must not match the schema under 'not'"); }
+
+  NOINLINE void check_any_of(const std::vector<const Node *> &alternatives, const json::value &v) {
     std::vector<SchemaViolation> failures;
     for (const Node *schema : alternatives) {
       auto violation = first_violation(*schema, v);
@@ -506,7 +568,7 @@ class Validator {
     report(none_matched("anyOf", alternatives, failures, v));
   }
 
-  void check_one_of(const std::vector<const Node *> &alternatives, const json::value &v) {
+  NOINLINE void check_one_of(const std::vector<const Node *> &alternatives, const json::value &v) {
     std::vector<SchemaViolation> failures;
     std::vector<std::size_t> matched;
     for (std::size_t i = 0; i < alternatives.size() && matched.size() < 2; ++i) {
@@ -546,6 +608,8 @@ class Validator {
     if (failures.size() > kShown) text += "; " + std::to_string(failures.size() - kShown) + " more";
     return text + ")";
   }
+
+#undef NOINLINE
 
   std::string path_;
   std::size_t limit_;
