@@ -169,6 +169,17 @@ add("fuzz_json_schema", json.dumps([{"type": "object", "properties": {
     "required": ["a"], "additionalProperties": {"type": "boolean"}},
     {"a": ["ab"], "t": [1, "x"], "n": 3, "o": None, "z": True}, {"a": [], "n": 11, "q": 1}]))
 add("fuzz_json_schema", json.dumps([False, 1]))
+# The draft 7 table: {schema, instance, kValid}, the schema inline or a named constant.
+draft7 = read(os.path.join(ROOT, "tests", "json_schema", "test_json_schema_draft7.cpp")).decode()
+consts = dict(re.findall(r'constexpr std::string_view (\w+) =\s*R"\((.*?)\)";', draft7, re.S))
+for schema, instance in re.findall(r'\{(\w+|R"\(.*?\)"),\s*(R"\(.*?\)"|"[^"]*"),\s*k(?:Valid|Invalid)\}',
+                                   draft7, re.S):
+    schema = consts.get(schema, schema[3:-2] if schema.startswith('R"(') else schema)
+    instance = instance[3:-2] if instance.startswith('R"(') else instance[1:-1]
+    try:
+        add("fuzz_json_schema", json.dumps([json.loads(schema), json.loads(instance)]))
+    except Exception:
+        pass
 
 # Command matcher: patterns, NUL, the command line.
 for patterns, line in [

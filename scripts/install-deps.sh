@@ -8,7 +8,6 @@ packages=(
   libedit-dev tmux ca-certificates ccache
   git dpkg-dev rustc cargo  # modules built from source, the Debian package, the Rust example
   bubblewrap  # tool-bash sandbox (sandbox.enabled)
-  libvalijson-dev  # JSON Schema validation of tool inputs (header only)
   clang-15 llvm-15  # the libFuzzer targets (scripts/fuzz.sh); clang-15 brings libclang-common-15-dev, the fuzzer and sanitizer runtimes
 )
 missing=()

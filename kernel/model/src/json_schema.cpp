@@ -1,80 +1,46 @@
 #include "amplifier/json_schema.hpp"
 
-#include <boost/json/serialize.hpp>
-#include <boost/regex.hpp>
+#include "json_schema_node.hpp"
 
-#include <cctype>
+#include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
+
+#include <cfloat>
 #include <charconv>
+#include <cstdint>
 #include <functional>
-#include <limits>
-#include <cmath>
-#include <optional>
+#include <unordered_map>
 
 namespace amplifier {
 namespace json = boost::json;
+using namespace schema_detail;
+using Node = JsonSchema::Node;
 
 namespace {
 
-// Type bits; `kAnyType` (no bit set) means the schema does not constrain the type.
-enum TypeBit : unsigned {
-  kAnyType = 0,
-  kString = 1u << 0,
-  kNumber = 1u << 1,
-  kInteger = 1u << 2,
-  kBoolean = 1u << 3,
-  kObject = 1u << 4,
-  kArray = 1u << 5,
-  kNull = 1u << 6,
-};
-
-struct TypeName {
-  std::string_view name;
-  TypeBit bit;
-};
-constexpr TypeName kTypeNames[] = {{"string", kString},   {"number", kNumber}, {"integer", kInteger},
-                                   {"boolean", kBoolean}, {"object", kObject}, {"array", kArray},
-                                   {"null", kNull}};
-
-bool is_integral_number(const json::value &v) {
-  if (v.is_int64() || v.is_uint64()) return true;
-  return v.is_double() && std::isfinite(v.get_double()) &&
-         std::trunc(v.get_double()) == v.get_double();
-}
-
-double as_double(const json::value &v) {
-  if (v.is_int64()) return static_cast<double>(v.get_int64());
-  if (v.is_uint64()) return static_cast<double>(v.get_uint64());
-  return v.get_double();
-}
-
-// The JSON type a value has, as the messages name it. Every number is a "number": the message
-// then reads "expected integer, got number" for 2.5 and "expected string, got number" for 5.
-std::string_view json_type_name(const json::value &v) {
-  switch (v.kind()) {
-    case json::kind::string: return "string";
-    case json::kind::int64:
-    case json::kind::uint64:
-    case json::kind::double_: return "number";
-    case json::kind::bool_: return "boolean";
-    case json::kind::object: return "object";
-    case json::kind::array: return "array";
-    case json::kind::null: return "null";
-  }
-  return "value";
-}
+// How many steps one validate() may take: each subschema checked against a value is one, and a
+// container or string costs its size. A schema may multiply the work exponentially (an allOf
+// of two $refs back to the root, applied to a deeply nested array); past this budget the
+// validator gives up and rejects the input rather than hang.
+constexpr std::size_t kMaxSteps = 1'000'000;
 
 bool has_type(const json::value &v, unsigned types) {
   if (types == kAnyType) return true;
   switch (v.kind()) {
-    case json::kind::string: return types & kString;
+    case json::kind::string:
+      return types & kString;
     case json::kind::int64:
     case json::kind::uint64:
     case json::kind::double_:
       return (types & kNumber) || ((types & kInteger) && is_integral_number(v));
-    case json::kind::bool_: return types & kBoolean;
-    case json::kind::object: return types & kObject;
-    case json::kind::array: return types & kArray;
-    case json::kind::null: return types & kNull;
+    case json::kind::bool_:
+      return types & kBoolean;
+    case json::kind::object:
+      return types & kObject;
+    case json::kind::array:
+      return types & kArray;
+    case json::kind::null:
+      return types & kNull;
   }
   return false;
 }
@@ -101,14 +67,36 @@ std::string format_number(double number) {
   return ec == std::errc() ? std::string(text, end) : std::string("?");
 }
 
-std::string format_value(const json::value &v) {
-  if (v.is_number()) return format_number(as_double(v));
-  return json::serialize(v);
+// Messages quote values, property names and nested messages, any of which may be as large as
+// the input: each quotation is cut to at most this many bytes.
+constexpr std::size_t kMaxQuoted = 120;
+
+// `text` cut to `max` bytes at a UTF-8 character boundary, "..." marking the cut.
+std::string abbreviated(std::string_view text, std::size_t max = kMaxQuoted) {
+  if (text.size() <= max) return std::string(text);
+  std::size_t end = max - 3;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "...";
 }
 
-// Equality as JSON Schema defines it for enum and const: numbers compare by value (1 == 1.0).
+// A value as JSON text, abbreviated; only the part shown is serialized.
+std::string format_value(const json::value &v) {
+  if (v.is_number()) return format_number(as_double(v));
+  json::serializer serializer;
+  serializer.reset(&v);
+  char text[kMaxQuoted + 1];
+  const std::string_view start = serializer.read(text, sizeof text);
+  return abbreviated(start);
+}
+
+// Equality as JSON Schema defines it for enum, const and uniqueItems: numbers compare by value
+// (1 == 1.0).
+// A NaN equals a NaN, so that every value equals itself: Boost.JSON 1.81 reads "0e400" as NaN
+// (found by fuzzing: {"const": 0e400} rejected 0e400).
 bool json_equal(const json::value &a, const json::value &b) {
   if (a.is_number() && b.is_number()) {
+    if (a.is_double() && b.is_double() && std::isnan(a.get_double()))
+      return std::isnan(b.get_double());
     if (a.is_double() || b.is_double()) return as_double(a) == as_double(b);
     return a == b;
   }
@@ -132,6 +120,57 @@ bool json_equal(const json::value &a, const json::value &b) {
   return a == b;
 }
 
+// A hash that agrees with json_equal: equal values hash alike (numbers by their double value,
+// objects whatever their key order).
+std::size_t json_hash(const json::value &v) {
+  switch (v.kind()) {
+    case json::kind::null:
+      return 0x51ed27;
+    case json::kind::bool_:
+      return v.get_bool() ? 0x2b1 : 0x2b0;
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: {
+      const double d = as_double(v);
+      if (std::isnan(d)) return 0x7ff8;              // whatever its sign and payload
+      return std::hash<double>{}(d == 0 ? 0.0 : d);  // -0.0 == 0.0
+    }
+    case json::kind::string:
+      return std::hash<std::string_view>{}(v.get_string());
+    case json::kind::array: {
+      std::size_t h = 0xa7;
+      for (const auto &item : v.get_array()) h = h * 1000003 ^ json_hash(item);
+      return h;
+    }
+    case json::kind::object: {
+      std::size_t h = 0x0b;
+      for (const auto &entry : v.get_object())  // a sum: the order of the keys does not count
+        h += (std::hash<std::string_view>{}(entry.key()) * 31 + json_hash(entry.value())) *
+             0x9e3779b97f4a7c15ull;
+      return h;
+    }
+  }
+  return 0;
+}
+
+// Whether x is a whole multiple of divisor (> 0). Integers are checked exactly; other numbers by
+// whether their quotient is whole, within the rounding error of the division.
+bool is_multiple(const json::value &x, double divisor) {
+  if ((x.is_int64() || x.is_uint64()) && std::trunc(divisor) == divisor && divisor < 9.2e18) {
+    const auto d = static_cast<std::uint64_t>(divisor);
+    const std::uint64_t magnitude =
+        x.is_uint64() ? x.get_uint64()
+        : x.get_int64() < 0
+            ? static_cast<std::uint64_t>(-(x.get_int64() + 1)) + 1  // |INT64_MIN| fits
+            : static_cast<std::uint64_t>(x.get_int64());
+    return magnitude % d == 0;
+  }
+  const double quotient = as_double(x) / divisor;
+  if (!std::isfinite(quotient)) return false;
+  const double error = std::fabs(quotient - std::nearbyint(quotient));
+  return error <= std::max(1e-9, 4 * DBL_EPSILON * std::fabs(quotient));
+}
+
 std::size_t code_points(std::string_view text) {
   std::size_t count = 0;
   for (unsigned char c : text)
@@ -139,302 +178,330 @@ std::size_t code_points(std::string_view text) {
   return count;
 }
 
+// Whether a property name can follow a dot in a path ("input.path") rather than needing
+// brackets ("input[\"odd key\"]"). ASCII tests, not std::isalnum: this runs for every property
+// of every input, and the libc call was a quarter of validating one.
 bool is_identifier(std::string_view key) {
-  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
-  for (unsigned char c : key)
-    if (!std::isalnum(c) && c != '_') return false;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (key.empty() || digit(key[0])) return false;
+  for (char c : key)
+    if (!letter(c) && !digit(c)) return false;
   return true;
 }
 
 std::string plural(std::size_t n, std::string_view word) {
-  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+  if (n == 1) return "1 " + std::string(word);
+  if (word.ends_with('y'))
+    return std::to_string(n) + " " + std::string(word.substr(0, word.size() - 1)) + "ies";
+  return std::to_string(n) + " " + std::string(word) + "s";
 }
 
-// A path inside the schema, for compile errors: "properties.path.type".
-std::string schema_path(const std::string &parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+std::string quoted(std::string_view text) { return "'" + abbreviated(text) + "'"; }
+
+// The schema a pure {"$ref": ...} stands for.
+const Node &followed(const Node &node) {
+  const Node *n = &node;
+  for (std::size_t hops = 0; n->ref_only && hops < kMaxCheckDepth; ++hops) n = n->ref;
+  return *n;
 }
 
-}  // namespace
-
-struct JsonSchema::Node {
-  struct Property {
-    std::string name;
-    std::unique_ptr<Node> schema;
-  };
-  struct Pattern {
-    std::string source;
-    boost::regex regex;
-  };
-  struct Bound {
-    double value;
-    bool exclusive;
-  };
-
-  bool rejects_everything = false;  // the boolean schema false
-  unsigned types = kAnyType;
-  std::vector<Property> properties;
-  std::vector<std::string> required;
-  bool additional_forbidden = false;
-  std::unique_ptr<Node> additional_schema;
-  std::optional<json::array> enum_values;
-  std::optional<json::value> const_value;
-  std::unique_ptr<Node> items;
-  std::vector<std::unique_ptr<Node>> tuple_items;
-  std::optional<Bound> lower, upper;
-  std::optional<std::size_t> min_length, max_length, min_items, max_items;
-  std::optional<Pattern> pattern;
-
-  const Node *property(std::string_view name) const {
-    for (const auto &p : properties)
-      if (p.name == name) return p.schema.get();
-    return nullptr;
-  }
+// Thrown when a check cannot finish (too many steps, too deep); validate() turns it into a
+// violation at the root, so such an input is rejected, never half-checked and accepted.
+struct GiveUp {
+  std::string problem;
 };
 
-namespace {
-
-using Node = JsonSchema::Node;
-
-class Compiler {
- public:
-  std::unique_ptr<Node> compile(const json::value &schema, const std::string &path) {
-    auto node = std::make_unique<Node>();
-    if (schema.is_bool()) {
-      node->rejects_everything = !schema.get_bool();
-      return node;
-    }
-    if (!schema.is_object())
-      throw ModelError(path, "a schema must be an object or a boolean, got " +
-                                 std::string(json_type_name(schema)));
-    const json::object &o = schema.get_object();
-    read_types(*node, o, path);
-    read_object_keywords(*node, o, path);
-    read_array_keywords(*node, o, path);
-    read_number_keywords(*node, o, path);
-    read_string_keywords(*node, o, path);
-    if (const auto *e = o.if_contains("enum")) {
-      if (!e->is_array()) throw ModelError(schema_path(path, "enum"), "must be an array");
-      node->enum_values = e->get_array();
-    }
-    if (const auto *c = o.if_contains("const")) node->const_value = *c;
-    return node;
-  }
-
- private:
-  static unsigned type_bit(const json::value &name, const std::string &path) {
-    if (!name.is_string()) throw ModelError(path, "a type must be a string");
-    for (const auto &t : kTypeNames)
-      if (t.name == name.get_string()) return t.bit;
-    throw ModelError(path, "unknown type '" + std::string(name.get_string()) + "'");
-  }
-
-  static void read_types(Node &node, const json::object &o, const std::string &path) {
-    const json::value *type = o.if_contains("type");
-    if (!type) return;
-    const std::string at = schema_path(path, "type");
-    if (type->is_array()) {
-      for (const auto &name : type->get_array()) node.types |= type_bit(name, at);
-      if (node.types == kAnyType) throw ModelError(at, "must name at least one type");
-    } else {
-      node.types = type_bit(*type, at);
-    }
-  }
-
-  void read_object_keywords(Node &node, const json::object &o, const std::string &path) {
-    if (const auto *props = o.if_contains("properties")) {
-      const std::string at = schema_path(path, "properties");
-      if (!props->is_object()) throw ModelError(at, "must be an object");
-      for (const auto &entry : props->get_object()) {
-        node.properties.push_back(
-            {std::string(entry.key()), compile(entry.value(), schema_path(at, entry.key()))});
-      }
-    }
-    if (const auto *req = o.if_contains("required")) {
-      const std::string at = schema_path(path, "required");
-      if (!req->is_array()) throw ModelError(at, "must be an array of property names");
-      for (const auto &name : req->get_array()) {
-        if (!name.is_string()) throw ModelError(at, "must be an array of property names");
-        node.required.emplace_back(name.get_string());
-      }
-    }
-    if (const auto *extra = o.if_contains("additionalProperties")) {
-      if (extra->is_bool()) node.additional_forbidden = !extra->get_bool();
-      else node.additional_schema = compile(*extra, schema_path(path, "additionalProperties"));
-    }
-  }
-
-  void read_array_keywords(Node &node, const json::object &o, const std::string &path) {
-    if (const auto *items = o.if_contains("items")) {
-      const std::string at = schema_path(path, "items");
-      if (items->is_array()) {
-        std::size_t i = 0;
-        for (const auto &item : items->get_array())
-          node.tuple_items.push_back(compile(item, at + "[" + std::to_string(i++) + "]"));
-      } else {
-        node.items = compile(*items, at);
-      }
-    }
-    node.min_items = count(o, "minItems", path);
-    node.max_items = count(o, "maxItems", path);
-  }
-
-  static void read_number_keywords(Node &node, const json::object &o, const std::string &path) {
-    // Draft 4 wrote `"minimum": 0, "exclusiveMinimum": true`; later drafts write
-    // `"exclusiveMinimum": 0`. Tool schemas in the wild use both.
-    node.lower = bound(o, "minimum", "exclusiveMinimum", path, std::greater<>());
-    node.upper = bound(o, "maximum", "exclusiveMaximum", path, std::less<>());
-  }
-
-  template <class Stricter>
-  static std::optional<Node::Bound> bound(const json::object &o, std::string_view inclusive_key,
-                                          std::string_view exclusive_key, const std::string &path,
-                                          Stricter stricter) {
-    std::optional<Node::Bound> result;
-    const json::value *inclusive = o.if_contains(inclusive_key);
-    if (inclusive) result = Node::Bound{number(*inclusive, schema_path(path, inclusive_key)), false};
-    const json::value *exclusive = o.if_contains(exclusive_key);
-    if (!exclusive) return result;
-    if (exclusive->is_bool()) {
-      if (exclusive->get_bool() && result) result->exclusive = true;
-      return result;
-    }
-    const double limit = number(*exclusive, schema_path(path, exclusive_key));
-    // Both given: the stricter one decides (an exclusive limit equal to the inclusive one is
-    // stricter).
-    if (!result || stricter(limit, result->value) || limit == result->value)
-      result = Node::Bound{limit, true};
-    return result;
-  }
-
-  static void read_string_keywords(Node &node, const json::object &o, const std::string &path) {
-    node.min_length = count(o, "minLength", path);
-    node.max_length = count(o, "maxLength", path);
-    const json::value *pattern = o.if_contains("pattern");
-    if (!pattern) return;
-    const std::string at = schema_path(path, "pattern");
-    if (!pattern->is_string()) throw ModelError(at, "must be a string");
-    std::string source(pattern->get_string());
-    try {
-      node.pattern = Node::Pattern{source, boost::regex(source, boost::regex::ECMAScript)};
-    } catch (const std::exception &e) {
-      throw ModelError(at, "invalid regular expression '" + source + "': " + e.what());
-    }
-  }
-
-  static double number(const json::value &v, const std::string &path) {
-    if (!v.is_number()) throw ModelError(path, "must be a number");
-    return as_double(v);
-  }
-
-  static std::optional<std::size_t> count(const json::object &o, std::string_view key,
-                                          const std::string &path) {
-    const json::value *v = o.if_contains(key);
-    if (!v) return std::nullopt;
-    if (!is_integral_number(*v) || as_double(*v) < 0)
-      throw ModelError(schema_path(path, key), "must be a non-negative integer");
-    // A count past what size_t holds (e.g. minLength 1e30) cannot be met or broken by any
-    // instance in memory; converting it would be undefined behaviour (found by fuzzing).
-    const double n = as_double(*v);
-    if (n >= 18446744073709551616.0) return std::numeric_limits<std::size_t>::max();
-    return static_cast<std::size_t>(n);
-  }
+// The state all validators of one validate() call share.
+struct Budget {
+  std::size_t steps_left = kMaxSteps;
 };
 
 // Walks an instance beside its schema, collecting violations. The path of the value being
-// checked is built in one string, grown on the way down and cut back on the way up.
+// checked is built in one string, grown on the way down and cut back on the way up. anyOf,
+// oneOf, not, if and contains ask a nested Validator whether a value matches, sharing the
+// budget and the depth.
 class Validator {
  public:
-  Validator(std::string_view root, std::size_t limit) : path_(root), limit_(limit) {}
+  Validator(std::string path, std::size_t limit, Budget &budget, std::size_t depth)
+      : path_(std::move(path)), limit_(limit), budget_(budget), depth_(depth) {}
 
   std::vector<SchemaViolation> take() { return std::move(violations_); }
 
   void check(const Node &node, const json::value &v) {
     if (full()) return;
-    if (node.rejects_everything) return report("no value is allowed here");
-    if (!has_type(v, node.types))
-      return report("expected " + describe_types(node.types) + ", got " +
-                    std::string(json_type_name(v)));
-    if (node.enum_values) check_enum(*node.enum_values, v);
-    if (node.const_value && !json_equal(*node.const_value, v))
-      report("must be " + format_value(*node.const_value) + ", got " + format_value(v));
-    switch (v.kind()) {
-      case json::kind::object: return check_object(node, v.get_object());
-      case json::kind::array: return check_array(node, v.get_array());
-      case json::kind::string: return check_string(node, v.get_string());
-      case json::kind::int64:
-      case json::kind::uint64:
-      case json::kind::double_: return check_number(node, v);
-      default: return;
-    }
+    spend(1);
+    if (++depth_ > kMaxCheckDepth) give_up_too_deep();
+    check_keywords(node, v);
+    --depth_;
   }
 
  private:
   bool full() const { return violations_.size() >= limit_; }
 
+  void spend(std::size_t steps) {
+    if (steps > budget_.steps_left) give_up_too_costly();
+    budget_.steps_left -= steps;
+  }
+
+  [[noreturn, gnu::noinline]] static void give_up_too_deep() {
+    throw GiveUp{"could not be checked: the value and the schema nest more than " +
+                 std::to_string(kMaxCheckDepth) + " levels deep"};
+  }
+
+  [[noreturn, gnu::noinline]] static void give_up_too_costly() {
+    throw GiveUp{"could not be checked: it takes more than " + std::to_string(kMaxSteps) +
+                 " steps against this schema (too large an input, or too intricate a schema)"};
+  }
+
   void report(std::string problem) {
     if (!full()) violations_.push_back({path_, std::move(problem)});
   }
 
-  // Runs `fn` with the path extended by `step`, then restores it.
-  template <class Fn>
-  void descend(std::string_view step, Fn &&fn) {
+  // STACK: check() recurses once per level of the value and per $ref, allOf, ... on the way,
+  // so the functions on that path keep small frames: building a message (string temporaries,
+  // which ASan pads to kilobytes a frame) happens in NOINLINE leaves that return before the next
+  // level is checked.
+#define NOINLINE [[gnu::noinline]]
+
+  // Checks the member `key` of the current object, the path extended by ".key" or
+  // "[\"odd key\"]" meanwhile.
+  void check_member(const Node &schema, std::string_view key, const json::value &value) {
     const std::size_t length = path_.size();
-    path_ += step;
-    fn();
+    append_key(key);
+    check(schema, value);
     path_.resize(length);
   }
 
-  void check_enum(const json::array &allowed, const json::value &v) {
+  void check_item(const Node &schema, std::size_t index, const json::value &value) {
+    const std::size_t length = path_.size();
+    append_index(index);
+    check(schema, value);
+    path_.resize(length);
+  }
+
+  NOINLINE void append_key(std::string_view key) {
+    if (is_identifier(key))
+      (path_ += '.') += key;
+    else
+      (path_ += '[') += json::serialize(json::value(key)) += ']';
+  }
+
+  NOINLINE void append_index(std::size_t index) { (path_ += '[') += std::to_string(index) += ']'; }
+
+  // The first violation of `v` against `node`, checked on the side; nullopt when it matches.
+  std::optional<SchemaViolation> first_violation(const Node &node, const json::value &v) {
+    Validator nested(path_, 1, budget_, depth_);
+    nested.check(node, v);
+    if (nested.violations_.empty()) return std::nullopt;
+    return std::move(nested.violations_[0]);
+  }
+
+  NOINLINE bool matches(const Node &node, const json::value &v) {
+    return !first_violation(node, v);
+  }
+
+  void check_keywords(const Node &node, const json::value &v) {
+    if (node.rejects_everything) return report_nothing_allowed();
+    if (node.ref_only) return check(*node.ref, v);
+    if (!has_type(v, node.types)) return report_type(node.types, v);
+    if (node.enum_values) check_enum(*node.enum_values, v);
+    if (node.const_value) check_const(*node.const_value, v);
+    switch (v.kind()) {
+      case json::kind::object:
+        check_object(node, v);
+        break;
+      case json::kind::array:
+        check_array(node, v.get_array());
+        break;
+      case json::kind::string:
+        check_string(node, v.get_string());
+        break;
+      case json::kind::int64:
+      case json::kind::uint64:
+      case json::kind::double_:
+        check_number(node, v);
+        break;
+      default:
+        break;
+    }
+    check_applicators(node, v);
+  }
+
+  NOINLINE void report_nothing_allowed() { report("no value is allowed here"); }
+
+  NOINLINE void report_type(unsigned types, const json::value &v) {
+    report("expected " + describe_types(types) + ", got " + std::string(json_type_name(v)));
+  }
+
+  NOINLINE void check_const(const json::value &wanted, const json::value &v) {
+    if (!json_equal(wanted, v))
+      report("must be " + format_value(wanted) + ", got " + format_value(v));
+  }
+
+  NOINLINE void check_enum(const json::array &allowed, const json::value &v) {
+    spend(allowed.size());
     for (const auto &candidate : allowed)
       if (json_equal(candidate, v)) return;
     std::string list;
-    for (const auto &candidate : allowed) list += (list.empty() ? "" : ", ") + format_value(candidate);
+    for (const auto &candidate : allowed)
+      list += (list.empty() ? "" : ", ") + format_value(candidate);
     report("must be one of " + list + ", got " + format_value(v));
   }
 
-  void check_object(const Node &node, const json::object &o) {
-    for (const auto &name : node.required)
-      if (!o.contains(name)) report("missing required property '" + name + "'");
+  void check_object(const Node &node, const json::value &value) {
+    const json::object &o = value.get_object();
+    spend(o.size());
+    check_object_counts(node, o);
     for (const auto &entry : o) {
       if (full()) return;
-      const std::string step = is_identifier(entry.key())
-                                   ? "." + std::string(entry.key())
-                                   : "[" + json::serialize(json::value(entry.key())) + "]";
-      if (const Node *schema = node.property(entry.key())) {
-        descend(step, [&] { check(*schema, entry.value()); });
-      } else if (node.additional_schema) {
-        descend(step, [&] { check(*node.additional_schema, entry.value()); });
-      } else if (node.additional_forbidden) {
-        report_unexpected(node, entry.key());
+      check_property(node, entry.key(), entry.value());
+    }
+    if (node.property_names) check_property_names(*node.property_names, o);
+    for (const auto &dependency : node.dependent_schemas)
+      if (o.contains(dependency.name)) check(*dependency.schema, value);
+  }
+
+  // required, dependencies' property lists, minProperties, maxProperties.
+  NOINLINE void check_object_counts(const Node &node, const json::object &o) {
+    for (const auto &name : node.required)
+      if (!o.contains(name)) report("missing required property '" + name + "'");
+    for (const auto &dependency : node.dependent_required) {
+      if (!o.contains(dependency.name)) continue;
+      for (const auto &name : dependency.required)
+        if (!o.contains(name))
+          report("property " + quoted(dependency.name) + " requires property " + quoted(name));
+    }
+    if (node.min_properties && o.size() < *node.min_properties)
+      report("must have at least " + plural(*node.min_properties, "property") + ", got " +
+             std::to_string(o.size()));
+    if (node.max_properties && o.size() > *node.max_properties)
+      report("must have at most " + plural(*node.max_properties, "property") + ", got " +
+             std::to_string(o.size()));
+  }
+
+  // One property against properties, patternProperties and additionalProperties.
+  void check_property(const Node &node, std::string_view key, const json::value &value) {
+    bool described = false;  // named by properties or matched by patternProperties
+    if (const Node *schema = node.property(key)) {
+      described = true;
+      check_member(*schema, key, value);
+    }
+    for (const auto &pattern : node.pattern_properties) {
+      switch (match_name(pattern.pattern, key)) {
+        case Match::kNo:
+          continue;
+        case Match::kUnknown:
+          described = true;
+          continue;
+        case Match::kYes:
+          described = true;
+          check_member(*pattern.schema, key, value);
       }
+    }
+    if (described) return;
+    if (node.additional_properties)
+      check_member(*node.additional_properties, key, value);
+    else if (node.additional_forbidden)
+      report_unexpected(node, key);
+  }
+
+  enum class Match { kNo, kYes, kUnknown };
+
+  // Whether a property name matches a patternProperties pattern; kUnknown (reported) when the
+  // matcher gave up: the name is then taken as checked, and the object as invalid.
+  NOINLINE Match match_name(const Node::Pattern &pattern, std::string_view key) {
+    try {
+      return boost::regex_search(key.begin(), key.end(), pattern.regex) ? Match::kYes : Match::kNo;
+    } catch (const std::exception &e) {  // the matcher's complexity limit: fail closed
+      report("property " + quoted(key) + " could not be checked against the pattern " +
+             quoted(pattern.source) + ": " + e.what());
+      return Match::kUnknown;
     }
   }
 
-  void report_unexpected(const Node &node, std::string_view key) {
+  NOINLINE void report_unexpected(const Node &node, std::string_view key) {
     std::string allowed;
     for (const auto &p : node.properties) allowed += (allowed.empty() ? "" : ", ") + p.name;
-    report("unexpected property '" + std::string(key) + "'" +
+    for (const auto &p : node.pattern_properties)
+      allowed +=
+          (allowed.empty() ? "names matching " : ", names matching ") + quoted(p.pattern.source);
+    report("unexpected property " + quoted(key) +
            (allowed.empty() ? std::string(" (no properties are allowed)")
                             : " (allowed: " + allowed + ")"));
   }
 
+  NOINLINE void check_property_names(const Node &names, const json::object &o) {
+    for (const auto &entry : o) {
+      if (full()) return;
+      if (auto violation = first_violation(names, json::value(entry.key())))
+        report("property name " + quoted(entry.key()) + " is not allowed: " + violation->problem);
+    }
+  }
+
   void check_array(const Node &node, const json::array &a) {
+    spend(a.size());
+    check_array_counts(node, a);
+    const bool rest_forbidden = node.rest_items && node.rest_items->rejects_everything;
+    const std::size_t checked =
+        rest_forbidden ? std::min(a.size(), node.prefix_items.size()) : a.size();
+    for (std::size_t i = 0; i < checked && !full(); ++i) {
+      const Node *schema = i < node.prefix_items.size() ? node.prefix_items[i] : node.rest_items;
+      if (schema) check_item(*schema, i, a[i]);
+    }
+    if (node.unique_items) check_unique(a);
+    if (node.contains) check_contains(node, a);
+  }
+
+  // minItems, maxItems, and items past the positional ones where no others are allowed.
+  NOINLINE void check_array_counts(const Node &node, const json::array &a) {
     if (node.min_items && a.size() < *node.min_items)
       report("must have at least " + plural(*node.min_items, "item") + ", got " +
              std::to_string(a.size()));
     if (node.max_items && a.size() > *node.max_items)
       report("must have at most " + plural(*node.max_items, "item") + ", got " +
              std::to_string(a.size()));
-    for (std::size_t i = 0; i < a.size() && !full(); ++i) {
-      const Node *schema = i < node.tuple_items.size() ? node.tuple_items[i].get()
-                           : node.tuple_items.empty()  ? node.items.get()
-                                                       : nullptr;
-      if (schema) descend("[" + std::to_string(i) + "]", [&] { check(*schema, a[i]); });
+    const bool rest_forbidden = node.rest_items && node.rest_items->rejects_everything;
+    if (rest_forbidden && a.size() > node.prefix_items.size())
+      report("must have at most " + plural(node.prefix_items.size(), "item") + ", got " +
+             std::to_string(a.size()));
+  }
+
+  NOINLINE void check_unique(const json::array &a) {
+    std::unordered_multimap<std::size_t, std::size_t> seen;  // hash -> index
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const std::size_t hash = json_hash(a[j]);
+      auto [begin, end] = seen.equal_range(hash);
+      for (auto it = begin; it != end; ++it) {
+        if (json_equal(a[it->second], a[j]))
+          return report("must not repeat items: [" + std::to_string(it->second) + "] and [" +
+                        std::to_string(j) + "] are equal");
+      }
+      seen.emplace(hash, j);
     }
   }
 
-  void check_string(const Node &node, std::string_view s) {
+  // contains, with minContains and maxContains (2019-09) bounding how many items match.
+  NOINLINE void check_contains(const Node &node, const json::array &a) {
+    const std::size_t at_least = node.min_contains.value_or(1);
+    std::size_t found = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      found += matches(*node.contains, a[i]) ? 1 : 0;
+      if (found >= at_least && !node.max_contains) return;
+    }
+    if (found < at_least)
+      return report(at_least == 1
+                        ? "must contain an item that matches the 'contains' schema"
+                        : "must contain at least " + plural(at_least, "item") +
+                              " that match the 'contains' schema, got " + std::to_string(found));
+    if (node.max_contains && found > *node.max_contains)
+      report("must contain at most " + plural(*node.max_contains, "item") +
+             " that match the 'contains' schema, got " + std::to_string(found));
+  }
+
+  NOINLINE void check_string(const Node &node, std::string_view s) {
+    if (!node.min_length && !node.max_length && !node.pattern) return;
+    spend(s.size() / 64);  // counting and matching read the whole string
     if (node.min_length || node.max_length) {
       const std::size_t length = code_points(s);
       if (node.min_length && length < *node.min_length)
@@ -447,7 +514,7 @@ class Validator {
     if (node.pattern) check_pattern(*node.pattern, s);
   }
 
-  void check_pattern(const Node::Pattern &pattern, std::string_view s) {
+  NOINLINE void check_pattern(const Node::Pattern &pattern, std::string_view s) {
     try {
       if (!boost::regex_search(s.begin(), s.end(), pattern.regex))
         report("does not match the pattern '" + pattern.source + "'");
@@ -456,7 +523,7 @@ class Validator {
     }
   }
 
-  void check_number(const Node &node, const json::value &v) {
+  NOINLINE void check_number(const Node &node, const json::value &v) {
     const double x = as_double(v);
     if (const auto &low = node.lower) {
       if (low->exclusive && !(x > low->value))
@@ -470,10 +537,84 @@ class Validator {
       else if (!high->exclusive && !(x <= high->value))
         report("must be at most " + format_number(high->value) + ", got " + format_value(v));
     }
+    if (node.multiple_of && !is_multiple(v, *node.multiple_of))
+      report("must be a multiple of " + format_number(*node.multiple_of) + ", got " +
+             format_value(v));
   }
+
+  // $ref (with siblings, 2019-09 on), allOf, anyOf, oneOf, not, if/then/else. The subschemas
+  // of $ref, allOf, then and else report their own violations, at the paths where they occur.
+  void check_applicators(const Node &node, const json::value &v) {
+    if (node.ref) check(*node.ref, v);
+    for (const Node *schema : node.all_of) check(*schema, v);
+    if (!node.any_of.empty()) check_any_of(node.any_of, v);
+    if (!node.one_of.empty()) check_one_of(node.one_of, v);
+    if (node.not_schema && matches(*node.not_schema, v)) report_not();
+    if (node.if_schema) {
+      const Node *branch = matches(*node.if_schema, v) ? node.then_schema : node.else_schema;
+      if (branch) check(*branch, v);
+    }
+  }
+
+  NOINLINE void report_not() { report("must not match the schema under 'not'"); }
+
+  NOINLINE void check_any_of(const std::vector<const Node *> &alternatives, const json::value &v) {
+    std::vector<SchemaViolation> failures;
+    for (const Node *schema : alternatives) {
+      auto violation = first_violation(*schema, v);
+      if (!violation) return;
+      failures.push_back(std::move(*violation));
+    }
+    report(none_matched("anyOf", alternatives, failures, v));
+  }
+
+  NOINLINE void check_one_of(const std::vector<const Node *> &alternatives, const json::value &v) {
+    std::vector<SchemaViolation> failures;
+    std::vector<std::size_t> matched;
+    for (std::size_t i = 0; i < alternatives.size() && matched.size() < 2; ++i) {
+      if (auto violation = first_violation(*alternatives[i], v))
+        failures.push_back(std::move(*violation));
+      else
+        matched.push_back(i);
+    }
+    if (matched.empty()) return report(none_matched("oneOf", alternatives, failures, v));
+    if (matched.size() > 1)
+      report("must match exactly one schema of oneOf, but matches [" + std::to_string(matched[0]) +
+             "] and [" + std::to_string(matched[1]) + "]");
+  }
+
+  // "expected string or null, got number" when every alternative wants another type (the
+  // shape of an optional field); otherwise each alternative's first violation.
+  std::string none_matched(std::string_view keyword, const std::vector<const Node *> &alternatives,
+                           const std::vector<SchemaViolation> &failures,
+                           const json::value &v) const {
+    unsigned wanted = kAnyType;
+    bool all_type_mismatches = true;
+    for (const Node *schema : alternatives) {
+      const Node &target = followed(*schema);
+      if (target.ref_only || target.types == kAnyType || has_type(v, target.types))
+        all_type_mismatches = false;
+      wanted |= target.types;
+    }
+    if (all_type_mismatches)
+      return "expected " + describe_types(wanted) + ", got " + std::string(json_type_name(v));
+    constexpr std::size_t kShown = 4;
+    std::string text = "matches no schema of " + std::string(keyword) + " (";
+    for (std::size_t i = 0; i < failures.size() && i < kShown; ++i) {
+      const auto &f = failures[i];
+      text += (i ? "; [" : "[") + std::to_string(i) + "] " +
+              abbreviated(f.path == path_ ? f.problem : f.message(), 2 * kMaxQuoted);
+    }
+    if (failures.size() > kShown) text += "; " + std::to_string(failures.size() - kShown) + " more";
+    return text + ")";
+  }
+
+#undef NOINLINE
 
   std::string path_;
   std::size_t limit_;
+  Budget &budget_;
+  std::size_t depth_;
   std::vector<SchemaViolation> violations_;
 };
 
@@ -481,15 +622,23 @@ class Validator {
 
 std::string SchemaViolation::message() const { return path + ": " + problem; }
 
-JsonSchema::JsonSchema() : root_(std::make_shared<Node>()) {}
+JsonSchema::JsonSchema() : root_(compile(json::value(true))) {}
 
-JsonSchema::JsonSchema(const json::value &schema) : root_(Compiler().compile(schema, "")) {}
+JsonSchema::JsonSchema(const json::value &schema) : root_(compile(schema)) {}
 
 std::vector<SchemaViolation> JsonSchema::validate(const json::value &instance,
                                                   std::string_view root,
                                                   std::size_t max_violations) const {
-  Validator validator(root, max_violations);
-  validator.check(*root_, instance);
+  Budget budget;
+  Validator validator(std::string(root), max_violations, budget, 0);
+  try {
+    validator.check(*root_, instance);
+  } catch (const GiveUp &gave_up) {
+    auto violations = validator.take();
+    if (violations.size() < max_violations)
+      violations.push_back({std::string(root), gave_up.problem});
+    return violations;
+  }
   return validator.take();
 }
 
