@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <cstdlib>
 #include <set>
 
 using namespace bashtest;
@@ -109,10 +110,20 @@ fs::path failing_bwrap(const TempDir &dir) {
   return script;
 }
 
-// A directory in the build tree, outside /tmp (which the sandbox replaces), removed at the end.
+// A directory outside /tmp (which the sandbox replaces), removed at the end.
 struct BuildTreeDir {
-  fs::path path = fs::path(AMP_BINARY_DIR) / ("amp-sandbox-test-" + std::to_string(::getpid()));
+  fs::path path = outside_tmp() / ("amp-sandbox-test-" + std::to_string(::getpid()));
   BuildTreeDir() { fs::create_directories(path); }
+  // Somewhere writable that is not under /tmp (the sandbox's /tmp is private, so a path under
+  // it would prove nothing): the build tree, unless it is itself under /tmp (a clone there).
+  static fs::path outside_tmp() {
+    for (fs::path candidate : {fs::path(AMP_BINARY_DIR), fs::path("/var/tmp")}) {
+      auto where = fs::weakly_canonical(candidate).string();
+      if (!where.starts_with("/tmp/") && ::access(where.c_str(), W_OK) == 0) return where;
+    }
+    const char *home = std::getenv("HOME");
+    return home ? fs::path(home) : fs::path(AMP_BINARY_DIR);
+  }
   ~BuildTreeDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
