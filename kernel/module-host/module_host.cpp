@@ -24,6 +24,17 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define AMP_MODULE_HOST_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AMP_MODULE_HOST_LSAN 1
+#endif
+#endif
+#ifdef AMP_MODULE_HOST_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace amplifier::isolation {
 namespace {
 
@@ -290,6 +301,12 @@ void ModuleProcess::wait_forever() {
 
 void ModuleProcess::on_closed(const std::string &) {
   // The host has gone or is done with us: nothing here outlives it.
+#ifdef AMP_MODULE_HOST_LSAN
+  // _Exit skips the leak check LeakSanitizer makes at exit, and this is how the process ends
+  // when it is not killed: an ASan build checks here, so what the module or this process
+  // leaked over the session is reported (and fails the sanitizer stage) as for any process.
+  __lsan_do_leak_check();
+#endif
   std::_Exit(0);
 }
 
