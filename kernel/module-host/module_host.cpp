@@ -7,6 +7,7 @@
 //   fd 3     the socketpair to the host (isolation/wire.hpp)
 //   fd 1     the host's own standard output
 //   fd 2     a pipe the host reads and logs under the module's name
+#include "amplifier/leak_check.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/module_loader.hpp"
 #include "amplifier/worker_pool.hpp"
@@ -23,17 +24,6 @@
 #include <mutex>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define AMP_MODULE_HOST_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AMP_MODULE_HOST_LSAN 1
-#endif
-#endif
-#ifdef AMP_MODULE_HOST_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
 
 namespace amplifier::isolation {
 namespace {
@@ -301,12 +291,9 @@ void ModuleProcess::wait_forever() {
 
 void ModuleProcess::on_closed(const std::string &) {
   // The host has gone or is done with us: nothing here outlives it.
-#ifdef AMP_MODULE_HOST_LSAN
-  // _Exit skips the leak check LeakSanitizer makes at exit, and this is how the process ends
-  // when it is not killed: an ASan build checks here, so what the module or this process
-  // leaked over the session is reported (and fails the sanitizer stage) as for any process.
-  __lsan_do_leak_check();
-#endif
+  // _Exit is how this process ends when it is not killed: what the module or the process
+  // leaked over the session is reported here in an ASan build, as for any other process.
+  check_leaks_before_exit();
   std::_Exit(0);
 }
 
