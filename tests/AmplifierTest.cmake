@@ -6,8 +6,10 @@ target_link_libraries(amp_doctest_main PUBLIC doctest::doctest)
 # AMP_TEST_TIMEOUT_FACTOR. A sanitizer tree labels the suites it runs (`asan`, `tsan`) and
 # builds them, with everything they load or start (modules, test modules, the amplifier binary,
 # amplifier-module-host), through the target amp_sanitizer_tests.
-# ASan + UBSan run every suite of the normal build (AMP_ASAN_EXCLUDE lists none left out);
-# TSan runs the threaded suites of AMP_TSAN_TESTS.
+# ASan + UBSan run every suite of the normal build, the process suites (host, init, terminal,
+# validate, install_sdk, the providers, modules, context, tool-bash, hooks-*, isolation,
+# sessions) included; AMP_ASAN_EXCLUDE, empty, would name a suite left out, and why. TSan runs
+# the threaded suites of AMP_TSAN_TESTS.
 set(AMP_TEST_TIMEOUT_FACTOR 1)
 set(AMP_SANITIZER_LABEL "")
 set(AMP_TSAN_TESTS test_kernel test_transport test_cancellation test_hooks test_loop_streaming
