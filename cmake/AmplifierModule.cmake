@@ -21,5 +21,7 @@ function(amp_add_module id)
                        SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS})
   if(NOT ARG_TEST)
     install(TARGETS amp_module_${id} LIBRARY DESTINATION ${AMP_INSTALL_MODULE_DIR})
+    # The installed modules, for whatever must build all of them (tests/install).
+    set_property(GLOBAL APPEND PROPERTY AMP_INSTALLED_MODULES amp_module_${id})
   endif()
 endfunction()

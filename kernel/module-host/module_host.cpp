@@ -7,6 +7,7 @@
 //   fd 3     the socketpair to the host (isolation/wire.hpp)
 //   fd 1     the host's own standard output
 //   fd 2     a pipe the host reads and logs under the module's name
+#include "amplifier/leak_check.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/module_loader.hpp"
 #include "amplifier/worker_pool.hpp"
@@ -290,6 +291,9 @@ void ModuleProcess::wait_forever() {
 
 void ModuleProcess::on_closed(const std::string &) {
   // The host has gone or is done with us: nothing here outlives it.
+  // _Exit is how this process ends when it is not killed: what the module or the process
+  // leaked over the session is reported here in an ASan build, as for any other process.
+  check_leaks_before_exit();
   std::_Exit(0);
 }
 

@@ -1,5 +1,6 @@
 #include "validate/check_process.hpp"
 
+#include "amplifier/leak_check.hpp"
 #include "amplifier/module_loader.hpp"
 #include "validate/checks.hpp"
 #include "validate/isolation.hpp"
@@ -63,6 +64,9 @@ void run_check_process(const std::string &group, const std::string &target,
     std::_Exit(3);
   }
   std::fflush(stderr);
+  // What the check leaked is reported in an ASan build (a failed check's kernel is kept, not
+  // leaked: keep_if_failed). Not on the exception path above, which abandons a check midway.
+  check_leaks_before_exit();
   std::_Exit(0);
 }
 

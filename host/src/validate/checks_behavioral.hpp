@@ -16,8 +16,8 @@ CheckResult orchestrator_turn_check(const CheckContext &context);
 
 // A failed check leaves its kernel as it is, unmounted: tearing down a module that just
 // misbehaved (a call that never ended, a thread still reporting) only adds waiting, and the
-// process ends right after its result. A passing check tears down normally, so a crash in
-// destroy still fails it.
+// process ends right after its result (the kernel is kept, reachable, until then). A passing
+// check tears down normally, so a crash in destroy still fails it.
 CheckResult keep_if_failed(CallSubject &subject, CheckResult result);
 
 }  // namespace amplifier::host::validate
