@@ -12,6 +12,7 @@
 #include "amplifier/module_loader.hpp"
 #include "amplifier/worker_pool.hpp"
 #include "amplifier_sdk_json.hpp"
+#include "amplifier_sdk.hpp"
 #include "isolation/channel.hpp"
 
 #include <boost/json/parse.hpp>
@@ -32,21 +33,10 @@ constexpr int kSocketFd = 3;
 // How long destroy waits for the module's own tasks (executes, submitted work) to return.
 constexpr auto kDestroyGrace = std::chrono::seconds(5);
 
-std::string_view view(amp_str s) {
-  return s.data ? std::string_view(s.data, s.len) : std::string_view();
-}
-
-struct CapturingWriter : amp_writer {
-  std::string text;
-  CapturingWriter()
-      : amp_writer{this, [](amp_writer *w, const char *d, size_t n) {
-                     static_cast<CapturingWriter *>(w->host_data)->text.append(d, n);
-                   }} {}
-};
-
-void write(amp_writer *out, std::string_view text) {
-  if (out && out->write && !text.empty()) out->write(out, text.data(), text.size());
-}
+// The SDK's string helpers: the same conversions the modules on the other side use.
+using amp::sdk::from_amp;
+using amp::sdk::StringWriter;
+using amp::sdk::write_to;
 
 // The one module instance this process serves, and everything the host API needs to route.
 class ModuleProcess final : public Channel::Handler {
@@ -120,46 +110,47 @@ ModuleProcess *g_process = nullptr;
 amp_status to_status(std::uint64_t a) { return static_cast<amp_status>(a); }
 
 void api_log(amp_host *, amp_log_level level, amp_str message) {
-  g_process->forward_notify(Message(Fn::log, {view(message)}, std::uint64_t(level)));
+  g_process->forward_notify(Message(Fn::log, {from_amp(message)}, std::uint64_t(level)));
 }
 amp_status api_config_get(amp_host *, amp_str key, amp_writer *out) {
-  return g_process->config_get(view(key), out);
+  return g_process->config_get(from_amp(key), out);
 }
 amp_status api_session_info(amp_host *, amp_writer *out) {
   return g_process->forward_into(Message(Fn::session_info), out);
 }
 amp_status api_emit(amp_host *, amp_str event, amp_str data, amp_writer *result) {
   // Without a result writer the host takes its fast path (no result to build).
-  return g_process->forward_into(Message(Fn::emit, {view(event), view(data)}, 0, 0, result ? 1 : 0),
-                                 result);
+  return g_process->forward_into(
+      Message(Fn::emit, {from_amp(event), from_amp(data)}, 0, 0, result ? 1 : 0), result);
 }
 amp_status api_hook_register(amp_host *, amp_str event, int32_t priority, amp_str name,
                              amp_hook_fn fn, void *user_data) {
   return g_process->hook_register(event, priority, name, fn, user_data);
 }
 amp_status api_hook_unregister(amp_host *, amp_str name) {
-  return to_status(g_process->forward(Message(Fn::hook_unregister, {view(name)})).a);
+  return to_status(g_process->forward(Message(Fn::hook_unregister, {from_amp(name)})).a);
 }
 amp_status api_capability_register(amp_host *, amp_str name, amp_str value) {
   return to_status(
-      g_process->forward(Message(Fn::capability_register, {view(name), view(value)})).a);
+      g_process->forward(Message(Fn::capability_register, {from_amp(name), from_amp(value)})).a);
 }
 amp_status api_capability_get(amp_host *, amp_str name, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::capability_get, {view(name)}), out);
+  return g_process->forward_into(Message(Fn::capability_get, {from_amp(name)}), out);
 }
 amp_status api_channel_contribute(amp_host *, amp_str channel, amp_str name, amp_contributor_fn fn,
                                   void *user_data) {
   return g_process->contribute(channel, name, fn, user_data);
 }
 amp_status api_channel_collect(amp_host *, amp_str channel, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::channel_collect, {view(channel)}), out);
+  return g_process->forward_into(Message(Fn::channel_collect, {from_amp(channel)}), out);
 }
 void api_call_event(amp_host *, amp_call_id call, amp_str event) {
-  g_process->forward_notify(Message(Fn::call_event, {view(event)}, call));
+  g_process->forward_notify(Message(Fn::call_event, {from_amp(event)}, call));
 }
 void api_call_finish(amp_host *, amp_call_id call, amp_status status, amp_str payload) {
   g_process->finished(call);
-  g_process->forward_notify(Message(Fn::call_finish, {view(payload)}, call, std::uint64_t(status)));
+  g_process->forward_notify(
+      Message(Fn::call_finish, {from_amp(payload)}, call, std::uint64_t(status)));
 }
 amp_cancel_level api_call_cancel_state(amp_host *, amp_call_id call) {
   return g_process->cancel_level(call);
@@ -182,37 +173,38 @@ amp_status api_call_cancel(amp_host *, amp_call_id call, amp_cancel_level level)
   return to_status(g_process->forward(Message(Fn::call_cancel, {}, call, std::uint64_t(level))).a);
 }
 amp_status api_context_add(amp_host *, amp_str message) {
-  return to_status(g_process->forward(Message(Fn::host_context_add, {view(message)})).a);
+  return to_status(g_process->forward(Message(Fn::host_context_add, {from_amp(message)})).a);
 }
 amp_status api_context_get(amp_host *, amp_writer *out) {
   return g_process->forward_into(Message(Fn::host_context_get), out);
 }
 amp_status api_context_get_for_request(amp_host *, amp_str request, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::host_context_get_for_request, {view(request)}), out);
+  return g_process->forward_into(Message(Fn::host_context_get_for_request, {from_amp(request)}),
+                                 out);
 }
 amp_status api_context_set(amp_host *, amp_str messages) {
-  return to_status(g_process->forward(Message(Fn::host_context_set, {view(messages)})).a);
+  return to_status(g_process->forward(Message(Fn::host_context_set, {from_amp(messages)})).a);
 }
 amp_status api_context_clear(amp_host *) {
   return to_status(g_process->forward(Message(Fn::host_context_clear)).a);
 }
 amp_status api_request_approval(amp_host *, amp_str request, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::request_approval, {view(request)}), out);
+  return g_process->forward_into(Message(Fn::request_approval, {from_amp(request)}), out);
 }
 
 void api_call_delta(amp_host *, amp_call_id call, uint32_t index, amp_delta_kind kind,
                     amp_str text) {
   g_process->forward_notify(
-      Message(Fn::call_delta, {view(text)}, call, 0, pack_delta(index, std::uint32_t(kind))));
+      Message(Fn::call_delta, {from_amp(text)}, call, 0, pack_delta(index, std::uint32_t(kind))));
 }
 amp_status api_emit_content_delta(amp_host *, uint32_t index, amp_delta_kind kind, amp_str text) {
   if (kind < AMP_DELTA_TEXT || kind > AMP_DELTA_REDACTED_THINKING) return AMP_INVALID_ARGUMENT;
-  g_process->forward_notify(
-      Message(Fn::emit_content_delta, {view(text)}, 0, 0, pack_delta(index, std::uint32_t(kind))));
+  g_process->forward_notify(Message(Fn::emit_content_delta, {from_amp(text)}, 0, 0,
+                                    pack_delta(index, std::uint32_t(kind))));
   return AMP_OK;
 }
 int api_hook_has_handlers(amp_host *, amp_str event) {
-  return g_process->forward(Message(Fn::hook_has_handlers, {view(event)})).a != 0 ? 1 : 0;
+  return g_process->forward(Message(Fn::hook_has_handlers, {from_amp(event)})).a != 0 ? 1 : 0;
 }
 amp_status api_work_submit(amp_host *, uint32_t delay_ms, void (*fn)(void *), void *user_data) {
   return g_process->submit_work(delay_ms, fn, user_data);
@@ -314,7 +306,7 @@ Reply ModuleProcess::create(std::string_view config) {
   boost::json::error_code ec;
   auto parsed = boost::json::parse(config, ec);
   if (!ec && parsed.is_object()) config_ = std::move(parsed.as_object());
-  CapturingWriter error;
+  StringWriter error;
   amp_status status =
       descriptor_->create(host_handle(), amp_str{config.data(), config.size()}, &instance_, &error);
   return Reply{std::uint64_t(status), 0, std::move(error.text)};
@@ -344,7 +336,7 @@ Reply ModuleProcess::destroy() {
 }
 
 Reply ModuleProcess::call_module(const Frame &frame) {
-  CapturingWriter out;
+  StringWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
     case Fn::session_ready:
@@ -392,7 +384,7 @@ Reply ModuleProcess::context_call(const Frame &frame) {
   const auto *context = table<amp_context_vtable>();
   auto text = frame.string(0);
   amp_str arg{text.data(), text.size()};
-  CapturingWriter out;
+  StringWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
     case Fn::context_add:
@@ -541,18 +533,18 @@ Reply ModuleProcess::forward(const Message &message) {
 
 amp_status ModuleProcess::forward_into(const Message &message, amp_writer *out) {
   Reply reply = forward(message);
-  write(out, reply.text);
+  write_to(out, reply.text);
   return to_status(reply.a);
 }
 
 amp_status ModuleProcess::config_get(std::string_view key, amp_writer *out) {
   if (key.empty()) {
-    write(out, boost::json::serialize(config_));
+    write_to(out, boost::json::serialize(config_));
     return AMP_OK;
   }
   auto *value = config_.if_contains(key);
   if (!value) return AMP_NOT_FOUND;
-  write(out, boost::json::serialize(*value));
+  write_to(out, boost::json::serialize(*value));
   return AMP_OK;
 }
 
@@ -565,7 +557,7 @@ amp_status ModuleProcess::hook_register(amp_str event, int32_t priority, amp_str
     id = next_id_++;
     hooks_[id] = {fn, user_data};
   }
-  Reply reply = forward(Message(Fn::hook_register, {view(event), view(name)},
+  Reply reply = forward(Message(Fn::hook_register, {from_amp(event), from_amp(name)},
                                 std::uint64_t(std::uint32_t(priority)), id));
   if (reply.a != AMP_OK) {
     std::lock_guard lock(mutex_);
@@ -583,7 +575,8 @@ amp_status ModuleProcess::contribute(amp_str channel, amp_str name, amp_contribu
     id = next_id_++;
     contributors_[id] = {fn, user_data};
   }
-  Reply reply = forward(Message(Fn::channel_contribute, {view(channel), view(name)}, 0, id));
+  Reply reply =
+      forward(Message(Fn::channel_contribute, {from_amp(channel), from_amp(name)}, 0, id));
   if (reply.a != AMP_OK) {
     std::lock_guard lock(mutex_);
     contributors_.erase(id);
@@ -606,7 +599,7 @@ amp_status ModuleProcess::start_call(Fn fn, amp_str target, amp_str payload,
     sinks_[id] = copy;
   }
   // The sink is in place before the host can report on the call, which may be at once.
-  Reply reply = forward(Message(fn, {view(target), view(payload)}, id, typed ? 1 : 0));
+  Reply reply = forward(Message(fn, {from_amp(target), from_amp(payload)}, id, typed ? 1 : 0));
   if (reply.a != AMP_OK) {
     std::lock_guard lock(mutex_);
     sinks_.erase(id);

@@ -7,6 +7,7 @@
 #include "amplifier/isolation.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier/worker_pool.hpp"
+#include "amplifier_sdk.hpp"
 #include "isolation/channel.hpp"
 #include "isolation/spawn.hpp"
 
@@ -34,22 +35,11 @@ using Clock = std::chrono::steady_clock;
 
 const amp_host_api &host_api() { return *host_api_table(); }
 
-std::string_view view(amp_str s) {
-  return s.data ? std::string_view(s.data, s.len) : std::string_view();
-}
-amp_str str(std::string_view s) { return amp_str{s.data(), s.size()}; }
-
-void write(amp_writer *out, std::string_view text) {
-  if (out && out->write && !text.empty()) out->write(out, text.data(), text.size());
-}
-
-struct CapturingWriter : amp_writer {
-  std::string text;
-  CapturingWriter()
-      : amp_writer{this, [](amp_writer *w, const char *d, size_t n) {
-                     static_cast<CapturingWriter *>(w->host_data)->text.append(d, n);
-                   }} {}
-};
+// The SDK's string helpers: the same conversions the modules on the other side use.
+using amp::sdk::from_amp;
+using amp::sdk::StringWriter;
+using amp::sdk::to_amp;
+using amp::sdk::write_to;
 
 class IsolatedModule;
 class Child;
@@ -272,7 +262,7 @@ const amp_provider_vtable kProviderTable = {
       return IsolatedModule::of(i).call_into(Message(Fn::provider_list_models), out);
     },
     [](void *i, amp_call_id call, amp_str request) {
-      IsolatedModule::of(i).start_call(Fn::provider_complete, call, {view(request)});
+      IsolatedModule::of(i).start_call(Fn::provider_complete, call, {from_amp(request)});
     },
     [](void *i, amp_call_id call, amp_cancel_level level) {
       IsolatedModule::of(i).cancel(call, level);
@@ -285,7 +275,7 @@ const amp_tool_vtable kToolTable = {
       return IsolatedModule::of(i).call_into(Message(Fn::tool_list), out);
     },
     [](void *i, amp_call_id call, amp_str tool, amp_str input) {
-      IsolatedModule::of(i).start_call(Fn::tool_execute, call, {view(tool), view(input)});
+      IsolatedModule::of(i).start_call(Fn::tool_execute, call, {from_amp(tool), from_amp(input)});
     },
     [](void *i, amp_call_id call, amp_cancel_level level) {
       IsolatedModule::of(i).cancel(call, level);
@@ -295,7 +285,7 @@ const amp_tool_vtable kToolTable = {
 const amp_orchestrator_vtable kOrchestratorTable = {
     sizeof(amp_orchestrator_vtable),
     [](void *i, amp_call_id call, amp_str prompt) {
-      IsolatedModule::of(i).start_call(Fn::orchestrator_execute, call, {view(prompt)});
+      IsolatedModule::of(i).start_call(Fn::orchestrator_execute, call, {from_amp(prompt)});
     },
     [](void *i, amp_call_id call, amp_cancel_level level) {
       IsolatedModule::of(i).cancel(call, level);
@@ -305,17 +295,19 @@ const amp_orchestrator_vtable kOrchestratorTable = {
 const amp_context_vtable kContextTable = {
     sizeof(amp_context_vtable),
     [](void *i, amp_str message) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_add, {view(message)}), nullptr);
+      return IsolatedModule::of(i).call_into(Message(Fn::context_add, {from_amp(message)}),
+                                             nullptr);
     },
     [](void *i, amp_writer *out) {
       return IsolatedModule::of(i).call_into(Message(Fn::context_get), out);
     },
     [](void *i, amp_str request, amp_writer *out) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_get_for_request, {view(request)}),
-                                             out);
+      return IsolatedModule::of(i).call_into(
+          Message(Fn::context_get_for_request, {from_amp(request)}), out);
     },
     [](void *i, amp_str messages) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_set, {view(messages)}), nullptr);
+      return IsolatedModule::of(i).call_into(Message(Fn::context_set, {from_amp(messages)}),
+                                             nullptr);
     },
     [](void *i) { return IsolatedModule::of(i).call_into(Message(Fn::context_clear), nullptr); },
 };
@@ -340,7 +332,7 @@ const void *kind_table(amp_module_kind kind) {
 // Handlers the host calls for the module's registrations.
 amp_status relay_hook(void *user_data, amp_str event, amp_str data, amp_writer *result) {
   auto &relay = *static_cast<Relay *>(user_data);
-  return relay.owner->invoke(relay, Fn::hook_invoke, view(event), view(data), result);
+  return relay.owner->invoke(relay, Fn::hook_invoke, from_amp(event), from_amp(data), result);
 }
 amp_status relay_contributor(void *user_data, amp_writer *out) {
   auto &relay = *static_cast<Relay *>(user_data);
@@ -354,17 +346,17 @@ void sink_send(void *user_data, Message message) {
 }
 void sink_on_event(void *user_data, amp_call_id call, amp_str event) {
   auto *relay = static_cast<SinkRelay *>(user_data);
-  sink_send(user_data, Message(Fn::sink_event, {view(event)}, relay->child_sink_id, call));
+  sink_send(user_data, Message(Fn::sink_event, {from_amp(event)}, relay->child_sink_id, call));
 }
 void sink_on_delta(void *user_data, amp_call_id call, uint32_t index, amp_delta_kind kind,
                    amp_str text) {
   auto *relay = static_cast<SinkRelay *>(user_data);
-  sink_send(user_data, Message(Fn::sink_delta, {view(text)}, relay->child_sink_id, call,
+  sink_send(user_data, Message(Fn::sink_delta, {from_amp(text)}, relay->child_sink_id, call,
                                pack_delta(index, std::uint32_t(kind))));
 }
 void sink_on_finish(void *user_data, amp_call_id call, amp_status status, amp_str payload) {
   auto *relay = static_cast<SinkRelay *>(user_data);
-  sink_send(user_data, Message(Fn::sink_finish, {view(payload)}, relay->child_sink_id, call,
+  sink_send(user_data, Message(Fn::sink_finish, {from_amp(payload)}, relay->child_sink_id, call,
                                std::uint64_t(status)));
   if (auto child = relay->child.lock()) child->untrack(relay);
   delete relay;
@@ -618,16 +610,16 @@ amp_status IsolatedModule::create(amp_host *host, amp_str config, void **out_ins
   {
     std::lock_guard lock(mutex_);
     if (host_) {
-      write(error, "a module run in its own process has one instance; mount it again instead");
+      write_to(error, "a module run in its own process has one instance; mount it again instead");
       return AMP_ERROR;
     }
     host_ = host;
-    config_ = std::string(view(config));
+    config_ = std::string(from_amp(config));
     label_ = fmt::format("module '{}'", host->self->mount_name);
   }
   std::string why;
-  amp_status status = call_into(Message(Fn::create, {view(config)}), error, &why);
-  if (!why.empty()) write(error, why);
+  amp_status status = call_into(Message(Fn::create, {from_amp(config)}), error, &why);
+  if (!why.empty()) write_to(error, why);
   if (status == AMP_OK) *out_instance = this;
   return status;
 }
@@ -635,7 +627,7 @@ amp_status IsolatedModule::create(amp_host *host, amp_str config, void **out_ins
 amp_status IsolatedModule::session_ready(amp_writer *error) {
   std::string why;
   amp_status status = call_into(Message(Fn::session_ready), error, &why);
-  if (!why.empty()) write(error, why);
+  if (!why.empty()) write_to(error, why);
   if (status == AMP_OK) {
     std::lock_guard lock(mutex_);
     ready_ = true;
@@ -669,7 +661,7 @@ amp_status IsolatedModule::call_into(const Message &message, amp_writer *out, st
   if (child) {
     auto outcome = request(child, message);
     if (auto *reply = std::get_if<Reply>(&outcome)) {
-      write(out, reply->text);
+      write_to(out, reply->text);
       return static_cast<amp_status>(reply->a);
     }
     failure = std::get<std::string>(outcome);
@@ -730,7 +722,7 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
       return fn == Fn::hook_invoke ? AMP_OK : AMP_NOT_FOUND;
     auto outcome = request(child, Message(fn, {event, data}, relay.child_id.load()));
     if (auto *reply = std::get_if<Reply>(&outcome)) {
-      write(out, reply->text);
+      write_to(out, reply->text);
       return static_cast<amp_status>(reply->a);
     }
     failure = std::get<std::string>(outcome);
@@ -740,9 +732,9 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
                   relay.name, failure));
   if (fn == Fn::hook_invoke && options_.required) {
     // A required hook is policy: when it cannot answer, the action does not happen.
-    write(out, boost::json::serialize(boost::json::object{
-                   {"action", "deny"},
-                   {"reason", fmt::format("required hook unavailable: {}", failure)}}));
+    write_to(out, boost::json::serialize(boost::json::object{
+                      {"action", "deny"},
+                      {"reason", fmt::format("required hook unavailable: {}", failure)}}));
     return AMP_OK;
   }
   return AMP_ERROR;
@@ -768,23 +760,23 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
   auto text = frame.string(0);
   switch (frame.fn) {
     case Fn::log:
-      host_api().log(host_, static_cast<amp_log_level>(frame.a), str(text));
+      host_api().log(host_, static_cast<amp_log_level>(frame.a), to_amp(text));
       return;
     case Fn::call_event:
-      if (serves(frame.a, child.generation())) host_api().call_event(host_, frame.a, str(text));
+      if (serves(frame.a, child.generation())) host_api().call_event(host_, frame.a, to_amp(text));
       return;
     case Fn::call_delta:
       if (serves(frame.a, child.generation()))
         call_delta_(host_, frame.a, delta_index(frame.c),
-                    static_cast<amp_delta_kind>(delta_kind(frame.c)), str(text));
+                    static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
       return;
     case Fn::call_finish:
       if (take_served(frame.a, child.generation()))
-        host_api().call_finish(host_, frame.a, static_cast<amp_status>(frame.b), str(text));
+        host_api().call_finish(host_, frame.a, static_cast<amp_status>(frame.b), to_amp(text));
       return;
     case Fn::emit_content_delta:
       emit_content_delta_(host_, delta_index(frame.c),
-                          static_cast<amp_delta_kind>(delta_kind(frame.c)), str(text));
+                          static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
       return;
     default:
       log(LogLevel::Warning, kComponent,
@@ -795,14 +787,14 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
 Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
   const amp_host_api &api = host_api();
   auto s0 = frame.string(0), s1 = frame.string(1);
-  CapturingWriter out;
+  StringWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
     case Fn::session_info:
       status = api.session_info(host_, &out);
       break;
     case Fn::emit:
-      status = api.emit(host_, str(s0), str(s1), frame.c ? &out : nullptr);
+      status = api.emit(host_, to_amp(s0), to_amp(s1), frame.c ? &out : nullptr);
       break;
     case Fn::hook_register:
     case Fn::channel_contribute:
@@ -810,13 +802,13 @@ Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
     case Fn::hook_unregister:
       return unregister_hooks(s0);
     case Fn::capability_register:
-      status = api.capability_register(host_, str(s0), str(s1));
+      status = api.capability_register(host_, to_amp(s0), to_amp(s1));
       break;
     case Fn::capability_get:
-      status = api.capability_get(host_, str(s0), &out);
+      status = api.capability_get(host_, to_amp(s0), &out);
       break;
     case Fn::channel_collect:
-      status = api.channel_collect(host_, str(s0), &out);
+      status = api.channel_collect(host_, to_amp(s0), &out);
       break;
     case Fn::providers_list:
       status = api.providers_list(host_, &out);
@@ -831,25 +823,25 @@ Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
       status = api.call_cancel(host_, frame.a, static_cast<amp_cancel_level>(frame.b));
       break;
     case Fn::host_context_add:
-      status = api.context_add_message(host_, str(s0));
+      status = api.context_add_message(host_, to_amp(s0));
       break;
     case Fn::host_context_get:
       status = api.context_get_messages(host_, &out);
       break;
     case Fn::host_context_get_for_request:
-      status = api.context_get_messages_for_request(host_, str(s0), &out);
+      status = api.context_get_messages_for_request(host_, to_amp(s0), &out);
       break;
     case Fn::host_context_set:
-      status = api.context_set_messages(host_, str(s0));
+      status = api.context_set_messages(host_, to_amp(s0));
       break;
     case Fn::host_context_clear:
       status = api.context_clear(host_);
       break;
     case Fn::request_approval:
-      status = api.request_approval(host_, str(s0), &out);
+      status = api.request_approval(host_, to_amp(s0), &out);
       break;
     case Fn::hook_has_handlers:
-      return Reply{std::uint64_t(hook_has_handlers_(host_, str(s0))), 0, ""};
+      return Reply{std::uint64_t(hook_has_handlers_(host_, to_amp(s0))), 0, ""};
     default:
       return Reply{AMP_UNSUPPORTED, 0, fmt::format("unknown request {}", int(frame.fn))};
   }
@@ -881,9 +873,10 @@ Reply IsolatedModule::register_relay(Child &child, Fn fn, const Frame &frame) {
     relay->child_id.store(frame.b);
     relay->generation.store(child.generation());
   }
-  amp_status status =
-      hook ? host_api().hook_register(host_, str(key), priority, str(name), &relay_hook, relay)
-           : host_api().channel_contribute(host_, str(key), str(name), &relay_contributor, relay);
+  amp_status status = hook ? host_api().hook_register(host_, to_amp(key), priority, to_amp(name),
+                                                      &relay_hook, relay)
+                           : host_api().channel_contribute(host_, to_amp(key), to_amp(name),
+                                                           &relay_contributor, relay);
   if (status != AMP_OK) {
     std::lock_guard lock(mutex_);
     relay->removed = true;
@@ -892,7 +885,7 @@ Reply IsolatedModule::register_relay(Child &child, Fn fn, const Frame &frame) {
 }
 
 Reply IsolatedModule::unregister_hooks(std::string_view name) {
-  amp_status status = host_api().hook_unregister(host_, str(name));
+  amp_status status = host_api().hook_unregister(host_, to_amp(name));
   std::lock_guard lock(mutex_);
   for (auto &relay : relays_)
     if (relay->name == name) relay->removed = true;
@@ -910,7 +903,7 @@ Reply IsolatedModule::start_host_call(Child &child, const Frame &frame) {
   relay->sink.on_delta = frame.b ? &sink_on_delta : nullptr;
   child.track(relay);
   amp_call_id call = 0;
-  auto target = str(frame.string(0)), payload = str(frame.string(1));
+  auto target = to_amp(frame.string(0)), payload = to_amp(frame.string(1));
   amp_status status =
       frame.fn == Fn::start_provider_call
           ? host_api().provider_complete(host_, target, payload, &relay->sink, &call)
@@ -938,7 +931,7 @@ void IsolatedModule::finish_call(amp_call_id call, ErrorKind kind, const std::st
   if (wait_status >= 0 && WIFSIGNALED(wait_status)) error["signal"] = WTERMSIG(wait_status);
   if (wait_status >= 0 && WIFEXITED(wait_status)) error["exit_status"] = WEXITSTATUS(wait_status);
   std::string payload = boost::json::serialize(error);
-  host_api().call_finish(host_, call, AMP_ERROR, str(payload));
+  host_api().call_finish(host_, call, AMP_ERROR, to_amp(payload));
 }
 
 void IsolatedModule::child_ended(const std::shared_ptr<Child> &child) {
@@ -997,7 +990,7 @@ void IsolatedModule::child_ended(const std::shared_ptr<Child> &child) {
 void IsolatedModule::emit(std::string_view event, boost::json::object data) {
   if (auto *mount = host_ ? host_->self : nullptr) data["mount_name"] = mount->mount_name;
   std::string text = boost::json::serialize(data);
-  host_api().emit(host_, str(event), str(text), nullptr);
+  host_api().emit(host_, to_amp(event), to_amp(text), nullptr);
 }
 
 }  // namespace
