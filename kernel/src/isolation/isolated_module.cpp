@@ -154,7 +154,6 @@ class Child final : public Channel::Handler, public std::enable_shared_from_this
   std::condition_variable hello_cv_;
   std::optional<Hello> hello_;
   std::optional<std::string> load_failure_;
-  std::string end_reason_;
   bool ended_ = false;
   std::string kill_reason_;
   amp_call_id timed_out_call_ = 0;
@@ -199,7 +198,7 @@ class IsolatedModule final : public std::enable_shared_from_this<IsolatedModule>
 
  private:
   std::shared_ptr<Child> start_child();
-  Hello bring_up(Child &child);
+  void bring_up(Child &child);
   std::shared_ptr<Child> running_child(std::string &failure);
   bool restart_allowed_locked();
   std::optional<Clock::time_point> deadline() const;
@@ -408,11 +407,10 @@ Reply Child::on_request(const Frame &frame) {
   return Reply{AMP_ERROR, 0, "the module was unmounted"};
 }
 
-void Child::on_closed(const std::string &reason) {
+void Child::on_closed(const std::string &) {
   {
     std::lock_guard lock(mutex_);
     ended_ = true;
-    end_reason_ = reason;
   }
   hello_cv_.notify_all();
   auto owner = owner_.lock();
@@ -512,7 +510,7 @@ std::variant<Reply, std::string> IsolatedModule::request(const std::shared_ptr<C
 }
 
 // Loads the module in a fresh process and makes the instance again, as it was.
-Hello IsolatedModule::bring_up(Child &child) {
+void IsolatedModule::bring_up(Child &child) {
   Hello hello = child.wait_hello(Clock::now() + kStartTimeout);
   if (hello.id != hello_.id || hello.kind != hello_.kind)
     throw ModuleLoadError(
@@ -534,7 +532,6 @@ Hello IsolatedModule::bring_up(Child &child) {
       throw ModuleLoadError(fmt::format("{} failed: {}", to_string(fn),
                                         reply.text.empty() ? "no reason given" : reply.text));
   }
-  return hello;
 }
 
 bool IsolatedModule::restart_allowed_locked() {
@@ -762,14 +759,17 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
     case Fn::log:
       host_api().log(host_, static_cast<amp_log_level>(frame.a), to_amp(text));
       return;
+    // Stream reports go straight to the kernel, which enforces the call protocol (unknown or
+    // ended calls are logged and ignored) for every module alike: no lookup per delta here.
+    // A process's reports all arrive before its end is handled, so none outlives its call.
     case Fn::call_event:
-      if (serves(frame.a, child.generation())) host_api().call_event(host_, frame.a, to_amp(text));
+      host_api().call_event(host_, frame.a, to_amp(text));
       return;
     case Fn::call_delta:
-      if (serves(frame.a, child.generation()))
-        call_delta_(host_, frame.a, delta_index(frame.c),
-                    static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
+      call_delta_(host_, frame.a, delta_index(frame.c),
+                  static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
       return;
+    // The end of a call is the process's only if the proxy has not ended it already.
     case Fn::call_finish:
       if (take_served(frame.a, child.generation()))
         host_api().call_finish(host_, frame.a, static_cast<amp_status>(frame.b), to_amp(text));
