@@ -6,7 +6,7 @@
 // "continue".
 #include "test_module_support.hpp"
 
-#include <boost/json/parse.hpp>
+#include "test_module_config.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -18,29 +18,21 @@ namespace {
 class CrashHook final : public amp::sdk::HookModule {
  public:
   CrashHook(amp::sdk::Host host, std::string_view config) : HookModule(host) {
-    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
-    std::string event = "tool:pre";
-    if (auto *o = parsed.if_object()) {
-      event = text(*o, "event", event);
-      fault_ = text(*o, "fault", "hang");
-      marker_ = text(*o, "marker", "");
-      if (std::string pid_file = text(*o, "pid_file", ""); !pid_file.empty())
-        if (std::FILE *f = std::fopen(pid_file.c_str(), "w")) {
-          std::fprintf(f, "%d\n", int(::getpid()));
-          std::fclose(f);
-        }
-    }
+    const amp_test::TestConfig values(config);
+    const std::string event = values.text("event", "tool:pre");
+    fault_ = values.text("fault", "hang");
+    marker_ = values.text("marker");
+    if (std::string pid_file = values.text("pid_file"); !pid_file.empty())
+      if (std::FILE *f = std::fopen(pid_file.c_str(), "w")) {
+        std::fprintf(f, "%d\n", int(::getpid()));
+        std::fclose(f);
+      }
     std::fprintf(stderr, "crash-hook: hello from pid %d\n", int(::getpid()));
     std::fflush(stderr);
     this->host().hook_register(event, 0, "crash-hook", &CrashHook::on_event, this);
   }
 
  private:
-  static std::string text(const boost::json::object &o, std::string_view key,
-                          std::string fallback) {
-    auto *v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->as_string()) : fallback;
-  }
   static amp_status on_event(void *self, amp_str, amp_str, amp_writer *) {
     auto &hook = *static_cast<CrashHook *>(self);
     if (amp_test::fault_now(hook.marker_)) {

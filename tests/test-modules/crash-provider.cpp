@@ -5,7 +5,7 @@
 // crashes on every call. Only ever mounted with `isolation: process` (tests/isolation).
 #include "test_module_support.hpp"
 
-#include <boost/json/parse.hpp>
+#include "test_module_config.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -15,13 +15,9 @@ namespace {
 class CrashProvider final : public amp::sdk::ProviderModule {
  public:
   CrashProvider(amp::sdk::Host host, std::string_view config) : ProviderModule(host) {
-    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
-    if (auto *o = parsed.if_object()) {
-      if (auto *m = o->if_contains("crash_marker"); m && m->is_string())
-        marker_ = std::string(m->as_string());
-      if (auto *n = o->if_contains("deltas_before_crash"); n && n->is_int64())
-        deltas_ = int(n->as_int64());
-    }
+    const amp_test::TestConfig values(config);
+    marker_ = values.text("crash_marker");
+    deltas_ = int(values.integer("deltas_before_crash", 2));
   }
   std::string info() override { return amp_test::provider_info_json("crash-provider"); }
   void complete(amp_call_id call, std::string_view) override {

@@ -7,7 +7,7 @@
 // it; without `marker` they fault every time. Never mount it in process: it kills the host.
 #include "test_module_support.hpp"
 
-#include <boost/json/parse.hpp>
+#include "test_module_config.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +17,7 @@ namespace {
 class CrashTool final : public amp::sdk::ToolModule {
  public:
   CrashTool(amp::sdk::Host host, std::string_view config) : ToolModule(host) {
-    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
-    if (auto *o = parsed.if_object())
-      if (auto *m = o->if_contains("marker"); m && m->is_string())
-        marker_ = std::string(m->as_string());
+    marker_ = amp_test::TestConfig(config).text("marker");
   }
   std::string list_tools() override {
     return R"([{"name":"abort","description":"Aborts.","parameters":{"type":"object"}},)"

@@ -4,7 +4,7 @@
 // while its library is still loaded (tests/abi test_unload_race).
 #include "test_module_support.hpp"
 
-#include <boost/json/parse.hpp>
+#include "test_module_config.hpp"
 
 #include <atomic>
 
@@ -12,10 +12,7 @@ namespace {
 class StarterHook final : public amp::sdk::HookModule {
  public:
   StarterHook(amp::sdk::Host host, std::string_view config) : HookModule(host) {
-    auto parsed = boost::json::parse(config.empty() ? std::string_view("{}") : config);
-    if (auto *o = parsed.if_object())
-      if (auto *p = o->if_contains("provider"); p && p->is_string())
-        provider_ = std::string(p->as_string());
+    provider_ = amp_test::TestConfig(config).text("provider", provider_);
     this->host().hook_register("prompt:submit", 0, "hooks-test-starter", &StarterHook::on_submit,
                                this);
   }
