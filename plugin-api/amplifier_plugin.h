@@ -55,7 +55,7 @@ extern "C" {
 #endif
 
 #define AMP_ABI_VERSION_MAJOR 1
-#define AMP_ABI_VERSION_MINOR 2
+#define AMP_ABI_VERSION_MINOR 3
 
 /* The single symbol every module exports. */
 #define AMP_ENTRY_SYMBOL "amplifier_module_entry"
@@ -406,6 +406,37 @@ typedef int (*amp_hook_has_handlers_fn)(amp_host *host, amp_str event);
 #define AMP_PROC_WORK_SUBMIT "work_submit"
 typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,
                                          void (*fn)(void *user_data), void *user_data);
+
+/* "session_spawn" (1.3): starts a child session of the caller's session and runs one turn in
+ * it: how a module delegates work to a sub-agent. Asynchronous, with the contract of
+ * provider_complete: on AMP_OK `*out_call` holds the call id and `sink`'s on_finish WILL be
+ * called exactly once, possibly before this returns; on any other status no callback is made.
+ * AMP_UNSUPPORTED when this host cannot spawn sessions (no policy for children, or the module
+ * runs isolated); AMP_INVALID_ARGUMENT when `request_json` is not a JSON object.
+ * `request_json`:
+ *   {"agent": "NAME" | "self",          which agent the child runs as; "self" clones the plan
+ *    "instruction": "...",               the child's prompt (required)
+ *    "context_depth": "none"|"recent"|"all",   how much of the caller's conversation the child
+ *    "recent_turns": N,                        starts with (default none; recent: N user turns)
+ *    "session_id"?: "...",               resume this earlier child instead of starting one
+ *    "exclude_tools"?: [...], "exclude_hooks"?: [...],   modules of the caller's plan the child
+ *                                                        does not mount (module ids)
+ *    "max_depth"?: N}                    refuse when the child would be nested deeper than N
+ *                                        (the top session is depth 0; default 1)
+ * The host resolves the agent and builds the child's plan (its own policy); the kernel links
+ * the child: parent_id, a cancellation that follows the caller's session, the same approvals.
+ * Events (JSON, on_event): {"type":"session_started","session_id","agent","resumed":bool}
+ * once the child is mounted, before its turn runs.
+ * Terminal payload on AMP_OK: {"session_id","agent","response","status"} with the child's
+ * final answer and its turn status (success | incomplete). A child turn that failed ends the
+ * call with AMP_ERROR and its error object (plus "session_id"); a cancelled one with
+ * AMP_CANCELLED. call_cancel on the call cancels the child's turn (graceful: after its
+ * running step; immediate: now).
+ * OWNERSHIP: `request_json` borrowed; `sink` copied, its user_data must outlive on_finish.
+ * THREADS: any thread; returns promptly (mounting the child happens on the worker pool). */
+#define AMP_PROC_SESSION_SPAWN "session_spawn"
+typedef amp_status (*amp_session_spawn_fn)(amp_host *host, amp_str request_json,
+                                           const amp_call_sink *sink, amp_call_id *out_call);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Functions modules implement, one table per kind                                            */

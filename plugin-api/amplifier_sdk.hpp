@@ -80,6 +80,7 @@ struct HostProcs {
   amp_emit_content_delta_fn emit_content_delta = nullptr;
   amp_hook_has_handlers_fn hook_has_handlers = nullptr;
   amp_work_submit_fn work_submit = nullptr;
+  amp_session_spawn_fn session_spawn = nullptr;  // 1.3
 };
 
 inline HostProcs &host_procs() noexcept {
@@ -98,6 +99,8 @@ inline void resolve_host_procs(const amp_host_api *api) noexcept {
     procs.hook_has_handlers =
         reinterpret_cast<amp_hook_has_handlers_fn>(api->get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
     procs.work_submit = reinterpret_cast<amp_work_submit_fn>(api->get_proc(AMP_PROC_WORK_SUBMIT));
+    procs.session_spawn =
+        reinterpret_cast<amp_session_spawn_fn>(api->get_proc(AMP_PROC_SESSION_SPAWN));
   }
   host_procs() = procs;
 }
@@ -257,6 +260,14 @@ class Host {
   amp_status tool_execute(std::string_view tool, std::string_view input_json,
                           const amp_call_sink &sink, amp_call_id *out) const noexcept {
     return api_->tool_execute(h_, to_amp(tool), to_amp(input_json), &sink, out);
+  }
+  // ABI 1.3: starts a child session and runs one turn in it (see "session_spawn").
+  // AMP_UNSUPPORTED on a host that cannot.
+  amp_status spawn_session(std::string_view request_json, const amp_call_sink &sink,
+                           amp_call_id *out) const noexcept {
+    auto spawn = host_procs().session_spawn;
+    if (!spawn) return AMP_UNSUPPORTED;
+    return spawn(h_, to_amp(request_json), &sink, out);
   }
   amp_status cancel_call(amp_call_id call, amp_cancel_level level) const noexcept {
     return api_->call_cancel(h_, call, level);

@@ -73,14 +73,30 @@ std::string normalise_error_payload(amp_status status, std::string_view payload_
 std::shared_ptr<CallRecord> CallRegistry::create(MountedModule &callee,
                                                  const MountedModule *caller,
                                                  CallObserver observer) {
+  return add(&callee, caller, std::move(observer));
+}
+
+std::shared_ptr<CallRecord> CallRegistry::create_kernel_served(const MountedModule *caller,
+                                                               CallObserver observer) {
+  return add(nullptr, caller, std::move(observer));
+}
+
+std::shared_ptr<CallRecord> CallRegistry::add(MountedModule *callee, const MountedModule *caller,
+                                              CallObserver observer) {
   auto call = std::make_shared<CallRecord>();
   call->id = next_call_id.fetch_add(1, std::memory_order_relaxed);
-  call->callee = &callee;
+  call->callee = callee;
   call->caller = caller;
   call->observer = std::move(observer);
   std::lock_guard lock(mutex_);
   calls_.emplace(call->id, call);
   return call;
+}
+
+void CallRegistry::kernel_event(const std::shared_ptr<CallRecord> &call,
+                                std::string_view event_json) {
+  std::lock_guard delivery(call->delivery);
+  if (!call->finished && call->observer.on_event) call->observer.on_event(call->id, event_json);
 }
 
 std::shared_ptr<CallRecord> CallRegistry::find(amp_call_id id) const {
@@ -182,7 +198,8 @@ void CallRegistry::finish_locked(CallRecord &call, amp_status status,
   call.finished = true;
   std::string normalised;
   if (status != AMP_OK) {
-    normalised = normalise_error_payload(status, payload_json, call.callee->id());
+    normalised = normalise_error_payload(status, payload_json,
+                                         call.callee ? call.callee->id() : "kernel");
     payload_json = normalised;
   }
   // Keep the record alive through the observer, then forget it so late reports are caught.

@@ -18,19 +18,27 @@ namespace amplifier {
 
 struct CallRecord {
   amp_call_id id = 0;
-  MountedModule *callee = nullptr;        // the instance serving the call
+  MountedModule *callee = nullptr;        // the instance serving the call (null: the kernel)
   const MountedModule *caller = nullptr;  // the instance that started it (null: the kernel)
   CallObserver observer;
   std::atomic<int> own_level{0};          // CancelLevel requested for this call alone
   std::recursive_mutex delivery;          // serialises events and the finish of this call
   bool finished = false;                  // guarded by `delivery`
+  // A call the kernel serves (callee null): what cancel_call does. Guarded by `delivery`.
+  std::function<void(CancelLevel)> kernel_cancel;
 };
 
 class CallRegistry {
  public:
   std::shared_ptr<CallRecord> create(MountedModule &callee, const MountedModule *caller,
                                      CallObserver observer);
+  // A call the kernel serves itself (a child session's turn): no module reports on it; its
+  // starter reports through kernel_event and finish_by_kernel.
+  std::shared_ptr<CallRecord> create_kernel_served(const MountedModule *caller,
+                                                   CallObserver observer);
   std::shared_ptr<CallRecord> find(amp_call_id id) const;
+  // A stream event of a kernel-served call; ignored once it has finished.
+  void kernel_event(const std::shared_ptr<CallRecord> &call, std::string_view event_json);
 
   // Entry points of amp_host_api.call_event / call_finish. `reporter` is the module instance
   // that made the callback.
@@ -57,6 +65,8 @@ class CallRegistry {
                  Role role = Role::callee);
 
  private:
+  std::shared_ptr<CallRecord> add(MountedModule *callee, const MountedModule *caller,
+                                  CallObserver observer);
   std::shared_ptr<CallRecord> live_call(const MountedModule *reporter, amp_call_id id,
                                         const char *what);
   void finish_locked(CallRecord &call, amp_status status, std::string_view payload_json);

@@ -4,6 +4,7 @@
 #include "amplifier/log.hpp"
 #include "amplifier/worker_pool.hpp"
 #include "call_registry.hpp"
+#include "amplifier_sdk.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -63,7 +64,7 @@ Coordinator::Coordinator(HookRegistry &hooks, CancellationToken &cancellation,
       cancellation_(cancellation),
       session_id_(std::move(session_id)),
       parent_id_(std::move(parent_id)),
-      calls_(std::make_unique<CallRegistry>()),
+      calls_(std::make_shared<CallRegistry>()),
       turn_(std::make_shared<TurnState>()) {
   cancel_listener_ = cancellation_.on_change([this](CancelLevel level) { on_session_cancel(level); });
 }
@@ -435,6 +436,98 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
   return {{"decision", "deny"}, {"reason", "asking for approval failed"}};
 }
 
+Coordinator::ApprovalHandler Coordinator::approval_handler() {
+  std::lock_guard lock(approval_mutex_);
+  return approval_handler_;
+}
+
+// ---- context access for the kernel ----------------------------------------------------
+
+std::string Coordinator::context_messages() {
+  if (!context_) throw std::runtime_error("no context is mounted");
+  amp::sdk::StringWriter out;
+  InvocationGuard inside(*context_);
+  if (context_->table<amp_context_vtable>()->get_messages(context_->instance, &out) != AMP_OK)
+    throw std::runtime_error(fmt::format("context '{}' failed to list its messages", context_->id()));
+  return std::move(out.text);
+}
+
+void Coordinator::set_context_messages(std::string_view messages_json) {
+  if (!context_) throw std::runtime_error("no context is mounted");
+  InvocationGuard inside(*context_);
+  if (context_->table<amp_context_vtable>()->set_messages(
+          context_->instance, amp_str{messages_json.data(), messages_json.size()}) != AMP_OK)
+    throw std::runtime_error(fmt::format("context '{}' refused the messages", context_->id()));
+}
+
+// ---- child sessions --------------------------------------------------------------------
+
+void Coordinator::set_spawn_handler(SpawnHandler handler) {
+  std::lock_guard lock(spawn_mutex_);
+  spawn_handler_ = std::move(handler);
+}
+
+bool Coordinator::can_spawn() const {
+  std::lock_guard lock(spawn_mutex_);
+  return static_cast<bool>(spawn_handler_);
+}
+
+amp_call_id Coordinator::start_spawn_call(std::string request_json, CallObserver observer,
+                                          const MountedModule *caller, amp_call_id *out_id) {
+  SpawnHandler handler;
+  {
+    std::lock_guard lock(spawn_mutex_);
+    handler = spawn_handler_;
+  }
+  if (!handler) throw std::logic_error("this session cannot spawn child sessions");
+  auto record = calls_->create_kernel_served(caller, std::move(observer));
+  if (out_id) *out_id = record->id;
+  auto call = std::make_shared<KernelCall>(calls_, record);
+  try {
+    handler(std::move(request_json), call);
+  } catch (const std::exception &e) {
+    call->finish(AMP_ERROR, boost::json::serialize(boost::json::object{
+                                {"kind", "internal"}, {"message", e.what()}}));
+  }
+  return record->id;
+}
+
+bool Coordinator::cancel_kernel_call(CallRecord &call, CancelLevel level) {
+  std::function<void(CancelLevel)> cancel;
+  {
+    std::lock_guard delivery(call.delivery);
+    if (call.finished) return true;
+    cancel = call.kernel_cancel;
+  }
+  if (cancel) cancel(level);
+  return true;
+}
+
+KernelCall::KernelCall(std::shared_ptr<CallRegistry> registry, std::shared_ptr<CallRecord> record)
+    : registry_(std::move(registry)), record_(std::move(record)) {}
+
+amp_call_id KernelCall::id() const { return record_->id; }
+
+void KernelCall::event(std::string_view event_json) { registry_->kernel_event(record_, event_json); }
+
+void KernelCall::finish(amp_status status, std::string payload_json) {
+  registry_->finish_by_kernel(record_, status, std::move(payload_json));
+}
+
+CancelLevel KernelCall::cancel_level() const {
+  return static_cast<CancelLevel>(record_->own_level.load());
+}
+
+void KernelCall::on_cancel(std::function<void(CancelLevel)> handler) {
+  {
+    std::lock_guard delivery(record_->delivery);
+    if (record_->finished) return;
+    record_->kernel_cancel = handler;
+  }
+  // A cancel that came before the handler was set is not lost.
+  if (CancelLevel level = cancel_level(); level != CancelLevel::None) handler(level);
+}
+
 // ---- calls ---------------------------------------------------------------------------
 
 amp_call_id Coordinator::start_provider_call(MountedModule &provider, std::string_view request_json,
@@ -544,6 +637,7 @@ bool Coordinator::cancel_call(amp_call_id id, CancelLevel level, const MountedMo
   int previous = call->own_level.load();
   while (previous < wanted && !call->own_level.compare_exchange_weak(previous, wanted)) {
   }
+  if (!call->callee) return cancel_kernel_call(*call, level);
   MountedModule &m = *call->callee;
   {
     // Counted while the call is known to be running: unmounting ends every call before it
@@ -575,7 +669,8 @@ CancelLevel Coordinator::call_cancel_level(amp_call_id id) const {
 // graceful); running provider and tool calls are aborted only on immediate.
 void Coordinator::on_session_cancel(CancelLevel level) {
   for (auto &call : calls_->in_flight()) {
-    bool is_turn = call->callee->kind() == AMP_KIND_ORCHESTRATOR;
+    // A kernel-served call (a child session) follows the session through its own link to it.
+    bool is_turn = call->callee && call->callee->kind() == AMP_KIND_ORCHESTRATOR;
     if (is_turn || level == CancelLevel::Immediate) cancel_call(call->id, level);
   }
 }

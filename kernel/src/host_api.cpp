@@ -398,6 +398,19 @@ amp_status api_work_submit(amp_host *h, std::uint32_t delay_ms, void (*fn)(void 
   });
 }
 
+// ---- ABI 1.3 ----------------------------------------------------------------------------
+
+amp_status api_session_spawn(amp_host *h, amp_str request_json, const amp_call_sink *sink,
+                             amp_call_id *out_call) {
+  return guard(h, "session_spawn", [&](Coordinator &c, MountedModule &self) {
+    if (!sink_usable(sink)) return AMP_INVALID_ARGUMENT;
+    if (!looks_like_object(view(request_json))) return AMP_INVALID_ARGUMENT;
+    if (!c.can_spawn()) return AMP_UNSUPPORTED;
+    c.start_spawn_call(std::string(view(request_json)), observer_for(*sink), &self, out_call);
+    return AMP_OK;
+  });
+}
+
 // Host functions by name (amplifier_plugin.h, "Host functions by name"). Sorted lookups are
 // not worth it: modules look each name up once.
 amp_proc api_get_proc(const char *name) {
@@ -407,6 +420,7 @@ amp_proc api_get_proc(const char *name) {
   if (wanted == AMP_PROC_EMIT_CONTENT_DELTA) return reinterpret_cast<amp_proc>(&api_emit_content_delta);
   if (wanted == AMP_PROC_HOOK_HAS_HANDLERS) return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
   if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
+  if (wanted == AMP_PROC_SESSION_SPAWN) return reinterpret_cast<amp_proc>(&api_session_spawn);
   return nullptr;
 }
 

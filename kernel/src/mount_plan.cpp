@@ -622,6 +622,11 @@ MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label, c
   return PlanParser(std::move(file_label), env).parse(yaml_text);
 }
 
+MountPlan parse_plan_fragment(std::string_view yaml_text, std::string file_label,
+                              const EnvLookup &env) {
+  return PlanParser(std::move(file_label), env, false, true).parse(yaml_text);
+}
+
 namespace {
 
 // A relative local `source:` is relative to the plan's folder, as in upstream plans.
@@ -638,6 +643,12 @@ void anchor_sources(MountPlan &plan, const std::filesystem::path &plan_dir) {
   anchor(plan.context);
   for (auto *list : {&plan.providers, &plan.tools, &plan.hooks})
     for (auto &spec : *list) anchor(spec);
+  // `agents: {name: path/to/agent.md}`: relative to the plan that says it.
+  for (auto &[name, value] : plan.agents)
+    if (value.is_string() && std::filesystem::path(std::string(value.as_string())).is_relative())
+      value = (std::filesystem::absolute(plan_dir) / std::string(value.as_string()))
+                  .lexically_normal()
+                  .string();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "amplifier/log.hpp"
 #include "amplifier/module_loader.hpp"
 #include "call_registry.hpp"
+#include "child_runner.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -27,6 +28,8 @@ constexpr auto kImmediateCancelGrace = std::chrono::seconds(10);
 // Once a turn has ended (or was abandoned), how long execute() waits for the orchestrator's
 // execute to return before going on without it.
 constexpr auto kTurnReturnGrace = std::chrono::seconds(2);
+// As a session ends, how long its running children get to end after an immediate cancel.
+constexpr auto kChildrenGrace = std::chrono::seconds(15);
 
 // The outcome of one turn, for execute() to wait on.
 struct TurnWait {
@@ -89,6 +92,7 @@ struct Session::Impl {
   bool cleaned_up = false;
   std::mutex turn_mutex;      // guards turn_running
   bool turn_running = false;  // one turn at a time
+  std::shared_ptr<ChildRunner> children;  // set when the session may have children
 
   Impl(MountPlan p, SessionOptions o)
       : plan(std::move(p)), options(std::move(o)), loader(options.module_path) {
@@ -97,6 +101,18 @@ struct Session::Impl {
                                                  {"parent_id", options.parent_id}});
     coordinator = std::make_unique<Coordinator>(hooks, cancellation, options.session_id,
                                                 options.parent_id);
+  }
+
+  // Lets the session's modules spawn children (amp_host_api "session_spawn"), whose
+  // cancellation follows this session's.
+  void enable_children(Session &self) {
+    if (!options.child_policy) return;
+    children = std::make_shared<ChildRunner>(options.child_policy);
+    coordinator->set_spawn_handler(
+        [&self, runner = children](std::string request, std::shared_ptr<KernelCall> call) {
+          runner->spawn(self, std::move(request), std::move(call));
+        });
+    cancellation.on_change([runner = children](CancelLevel level) { runner->on_parent_cancel(level); });
   }
 
   // Mounts one spec; records the failure (and throws for the fatal mount points and for a
@@ -162,7 +178,9 @@ struct Session::Impl {
 };
 
 Session::Session(MountPlan plan, SessionOptions options)
-    : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {
+  impl_->enable_children(*this);
+}
 
 Session::~Session() {
   try {
@@ -199,6 +217,11 @@ void Session::initialize() {
   s.announce_failures(before_ready);
   if (!fatal_ready.empty()) throw SessionError(fatal_ready);
   s.initialized = true;
+  // A new child, once mounted, says whose it is (the default fields carry both ids).
+  if (!s.options.parent_id.empty() && !s.options.resumed)
+    s.hooks.emit(events::kSessionFork, boost::json::object{{"parent", s.options.parent_id},
+                                                           {"agent", s.options.agent},
+                                                           {"depth", s.options.depth}});
 }
 
 amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResult)> done) {
@@ -215,6 +238,7 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
                  boost::json::object{{"plan", s.plan.file}});
   }
   s.cancellation.reset();
+  if (s.children) s.children->on_parent_turn();
 
   CallObserver observer;
   observer.on_finish = [&s, done = std::move(done)](amp_call_id, amp_status status,
@@ -296,10 +320,12 @@ void Session::cleanup() {
   auto &s = *impl_;
   if (s.cleaned_up) return;
   s.cleaned_up = true;
+  if (s.children) s.children->close(kChildrenGrace);
   if (s.started) s.hooks.emit(events::kSessionEnd, boost::json::object{});
   s.coordinator->unmount_all();
 }
 
+const SessionOptions &Session::options() const { return impl_->options; }
 const std::string &Session::id() const { return impl_->options.session_id; }
 const std::string &Session::parent_id() const { return impl_->options.parent_id; }
 const std::vector<LoadFailure> &Session::load_failures() const { return impl_->failures; }

@@ -29,6 +29,7 @@ class Coordinator;
 class CallRegistry;
 struct CallRecord;
 class JsonSchema;
+class KernelCall;
 struct MountedModule;
 
 }  // namespace amplifier
@@ -136,6 +137,11 @@ class Coordinator {
   boost::json::array provider_listing() const;
   const std::vector<std::unique_ptr<MountedModule>> &mounted() const { return mounted_; }
 
+  // The mounted context's messages (a JSON array), and replacing them: for the kernel's own
+  // use (a child's starting context). Throw std::runtime_error when the context fails.
+  std::string context_messages();
+  void set_context_messages(std::string_view messages_json);
+
   // --- Capabilities and channels -------------------------------------------------------
   void register_capability(std::string name, boost::json::value value);
   std::optional<boost::json::value> capability(std::string_view name) const;
@@ -151,6 +157,22 @@ class Coordinator {
   void set_approval_handler(ApprovalHandler handler);
   // Serialised: one question at a time. Never throws; a failing handler means deny.
   boost::json::object request_approval(const boost::json::object &request);
+  // The handler set (empty when none): a child session asks its user the same way.
+  ApprovalHandler approval_handler();
+
+  // --- Child sessions (amp_host_api "session_spawn", ABI 1.3) ---------------------------
+  // Starts a child session for a `session_spawn` request: runs on the caller's thread, must
+  // return promptly (the work goes to the worker pool) and report through `call`. Set by the
+  // session when it has a policy for children.
+  using SpawnHandler =
+      std::function<void(std::string request_json, std::shared_ptr<KernelCall> call)>;
+  void set_spawn_handler(SpawnHandler handler);
+  bool can_spawn() const;
+  // A kernel-served call running `request_json` through the spawn handler; the observer gets
+  // its events and exactly one on_finish, as for any call. Throws std::logic_error without a
+  // handler (check can_spawn).
+  amp_call_id start_spawn_call(std::string request_json, CallObserver observer,
+                               const MountedModule *caller, amp_call_id *out_id = nullptr);
 
   // --- Calls ---------------------------------------------------------------------------
   CallRegistry &calls() { return *calls_; }
@@ -183,6 +205,7 @@ class Coordinator {
 
  private:
   void on_session_cancel(CancelLevel level);
+  bool cancel_kernel_call(CallRecord &call, CancelLevel level);
   void describe_mounted(MountedModule &m);
   void compile_tool_schema(const MountedModule &m, const std::string &tool_name,
                            const boost::json::object &spec);
@@ -232,9 +255,33 @@ class Coordinator {
   // Instances whose code never returned during unmount: kept (and their libraries loaded)
   // until the process ends, because unloading them would crash the threads still inside.
   std::vector<std::unique_ptr<MountedModule>> stuck_;
-  std::unique_ptr<CallRegistry> calls_;
+  std::shared_ptr<CallRegistry> calls_;  // shared with the KernelCalls it hands out
+  mutable std::mutex spawn_mutex_;
+  SpawnHandler spawn_handler_;
   std::shared_ptr<TurnState> turn_;  // shared with the task running execute
   std::size_t cancel_listener_ = 0;
+};
+
+// A call the kernel itself serves (a child session's turn): whoever holds it reports its
+// events and its end, and cancel_call of the call reaches its on_cancel handler. It keeps
+// what it reports through alive, so it may outlive the coordinator's session.
+class KernelCall {
+ public:
+  KernelCall(std::shared_ptr<CallRegistry> registry, std::shared_ptr<CallRecord> record);
+  amp_call_id id() const;
+  // Ignored once the call has finished (the caller was unmounted, say).
+  void event(std::string_view event_json);
+  // Exactly one end counts; later ones are ignored.
+  void finish(amp_status status, std::string payload_json);
+  // The level requested for the call so far.
+  CancelLevel cancel_level() const;
+  // Runs `handler(level)` for each cancel of the call from now on, on the cancelling thread;
+  // a cancel requested before runs it at once. Never called once the call has finished.
+  void on_cancel(std::function<void(CancelLevel)> handler);
+
+ private:
+  std::shared_ptr<CallRegistry> registry_;
+  std::shared_ptr<CallRecord> record_;
 };
 
 }  // namespace amplifier

@@ -95,6 +95,11 @@ std::string expand_env(std::string_view text, const EnvLookup &env,
 // stay strings), after ${VAR} expansion.
 MountPlan parse_mount_plan(std::string_view yaml_text, std::string file_label,
                            const EnvLookup &env = process_env());
+// A partial plan (an agent's overlay, say): the same keys and checks, but no section is
+// required and it cannot include others.
+MountPlan parse_plan_fragment(std::string_view yaml_text, std::string file_label,
+                              const EnvLookup &env = process_env());
+
 // Reads a plan file and the plans it includes, recursively: each included plan is merged in
 // order, then the including plan on top (modules merge by mount name, mappings deep-merge,
 // scalars of the later plan win, an entry without `source:` keeps the one it merges over).

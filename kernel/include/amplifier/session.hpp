@@ -17,6 +17,7 @@
 
 namespace amplifier {
 
+class ChildSessionPolicy;
 class Coordinator;
 class ModuleLoader;
 
@@ -30,6 +31,11 @@ struct SessionOptions {
   std::string parent_id;
   std::vector<std::filesystem::path> module_path;  // empty: ModuleLoader::default_search_path()
   bool resumed = false;  // emit session:resume instead of session:start
+  // How this session's modules may start child sessions ("session_spawn"); null: they cannot.
+  // Children share it, so they may have children of their own.
+  std::shared_ptr<ChildSessionPolicy> child_policy;
+  int depth = 0;      // 0 for a top session, parent's + 1 for a child
+  std::string agent;  // the agent a child runs as (announced in session:fork)
 };
 
 // A module that could not be mounted (also announced as module:load_failed).
@@ -74,9 +80,11 @@ class Session {
   // raises the session's cancellation level and notifies the running turn.
   void cancel(CancelLevel level);
 
-  // Unmounts in reverse mount order and emits session:end. Idempotent.
+  // Ends the running child sessions (cancelled, waited for a while), unmounts in reverse mount
+  // order and emits session:end. Idempotent.
   void cleanup();
 
+  const SessionOptions &options() const;
   const std::string &id() const;
   const std::string &parent_id() const;
   const std::vector<LoadFailure> &load_failures() const;
