@@ -6,6 +6,7 @@
 // byte into a pipe that the input loop polls next to the terminal, and the loop, on the main
 // thread, clears the line: libedit is only ever touched from the main thread.
 #include "approval_prompt.hpp"
+#include "child_policy.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
@@ -310,9 +311,13 @@ int run_chat(const std::string &plan_file) {
   MountPlan plan = resolve_plan(plan_file, /*with_display=*/true);
   print_plan_warnings(plan);
   const bool display = mounts_display(plan);
-  Session session(std::move(plan));
+  SessionOptions session_options;
+  // Children (delegate) share the approvals; an inherited display hook shows their stream.
+  session_options.child_policy = std::make_shared<HostChildPolicy>(nullptr);
+  Session session(std::move(plan), session_options);
   session.coordinator().set_approval_handler(terminal_approval_handler(
       [&session] { return session.cancellation().is_cancelled(); }));
+  publish_agents(session);
   // With the display mounted, it shows the answer (and thinking and tools); otherwise the
   // host prints the answer text itself.
   std::shared_ptr<TextOutputState> text;

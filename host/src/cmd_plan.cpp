@@ -180,6 +180,8 @@ int show_plan(const std::string &file) {
 
 }  // namespace
 
+std::string mount_plan_yaml(const MountPlan &plan) { return plan_yaml(plan); }
+
 void add_plan_command(CLI::App &app, int &exit_code) {
   CLI::App *plan = app.add_subcommand("plan", "Work with mount plans");
   plan->require_subcommand(1);

@@ -1,4 +1,5 @@
 #include "approval_prompt.hpp"
+#include "child_policy.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
@@ -70,20 +71,6 @@ std::optional<boost::json::object> transcript_info(Session &session) {
   return info->as_object();
 }
 
-// A resume only means something when the context really loaded the stored session.
-void check_resumed(Session &session) {
-  auto info = transcript_info(session);
-  if (!info)
-    throw std::runtime_error(fmt::format(
-        "the plan's context module '{}' does not keep transcripts, so it cannot resume a session "
-        "(use context-persistent, e.g. --plan mount-plans/persistent.yaml)",
-        session.plan().context.module));
-  const auto *resumed = info->if_contains("resumed");
-  if (!resumed || !resumed->is_bool() || !resumed->as_bool())
-    throw std::runtime_error(fmt::format("the context did not find session '{}' in its store",
-                                         session.id()));
-}
-
 void print_resume_hint(Session &session, const RunOptions &options) {
   if (!transcript_info(session)) return;
   std::string plan = options.plan_file.empty() ? "" : " --plan " + options.plan_file;
@@ -114,11 +101,17 @@ int run(const RunOptions &options) {
 
   SessionOptions session_options;
   if (!options.resume_id.empty()) session_options = resume_options(plan, options);
+  auto output = PacedOutput::open(stdout);
+  // Children (delegate) show their events where the session's go; their answers come back to
+  // the parent as tool results, so the text output stays the parent's.
+  session_options.child_policy = std::make_shared<HostChildPolicy>([jsonl, output](Session &child) {
+    if (jsonl) attach_jsonl_output(child.hooks(), output);
+  });
   Session session(std::move(plan), session_options);
   session.coordinator().set_approval_handler(terminal_approval_handler(
       [&session] { return session.cancellation().is_cancelled(); }));
+  publish_agents(session);
   auto text_state = std::make_shared<TextOutputState>();
-  auto output = PacedOutput::open(stdout);
   if (jsonl) attach_jsonl_output(session.hooks(), output);
   else if (!display) attach_text_output(session.hooks(), output, text_state);
 
@@ -128,7 +121,7 @@ int run(const RunOptions &options) {
     std::fprintf(stderr, "amplifier: error: %s\n", e.what());
     return kExitFailure;
   }
-  if (!options.resume_id.empty()) check_resumed(session);
+  if (!options.resume_id.empty()) check_resumed_session(session);
   TurnResult result;
   {
     InterruptRelay::Scope cancelling(relay, [&session](int count) {

@@ -23,6 +23,10 @@ void add_plan_command(CLI::App &app, int &exit_code);
 void add_sessions_command(CLI::App &app, int &exit_code);
 void add_chat_command(CLI::App &app, int &exit_code);
 void add_init_command(CLI::App &app, int &exit_code);
+void add_agents_command(CLI::App &app, int &exit_code);
+
+// A plan as YAML that loads back to the same plan (`plan show`; cmd_plan.cpp).
+std::string mount_plan_yaml(const MountPlan &plan);
 
 // Shared by run and chat.
 // The plan in `plan_file`, or the built-in default (announced on stderr) when it is empty:

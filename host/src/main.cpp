@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
   amplifier::host::add_sessions_command(app, exit_code);
   amplifier::host::add_chat_command(app, exit_code);
   amplifier::host::add_init_command(app, exit_code);
+  amplifier::host::add_agents_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,287 @@
+#include "agents.hpp"
+
+#include "amplifier/user_dirs.hpp"
+#include "amplifier/yaml_cpp.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <span>
+#include <fstream>
+#include <sstream>
+
+namespace amplifier::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The front matter keys that are the agent's own; the rest is its plan overlay.
+constexpr std::string_view kOverlayKeys[] = {"session", "providers", "tools", "hooks"};
+// An agent file larger than this is a mistake (or not an agent).
+constexpr std::uintmax_t kMaxAgentFileBytes = 1 << 20;
+
+bool is_one_of(std::string_view key, std::span<const std::string_view> keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name == "self") return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+std::string scalar(const YAML::Node &node, std::string_view key, const std::string &origin) {
+  if (!node.IsScalar()) throw AgentError(fmt::format("{}: '{}' must be a string", origin, key));
+  return node.Scalar();
+}
+
+std::vector<std::string> name_list(const YAML::Node &node, std::string_view key,
+                                   const std::string &origin) {
+  if (!node.IsSequence())
+    throw AgentError(fmt::format("{}: '{}' must be a list of module ids", origin, key));
+  std::vector<std::string> names;
+  for (const auto &item : node) names.push_back(scalar(item, key, origin));
+  return names;
+}
+
+InheritRule inherit_rule(const YAML::Node &node, std::string_view key, const std::string &origin) {
+  InheritRule rule;
+  if (node.IsScalar() && (node.Scalar() == "all" || node.Scalar() == "none")) {
+    rule.mode = node.Scalar() == "all" ? InheritRule::Mode::all : InheritRule::Mode::none;
+    return rule;
+  }
+  if (!node.IsSequence())
+    throw AgentError(
+        fmt::format("{}: '{}' must be all, none or a list of module ids", origin, key));
+  rule.mode = InheritRule::Mode::listed;
+  rule.names = name_list(node, key, origin);
+  return rule;
+}
+
+// `inherit:` and `exclude:` are maps of tools/hooks.
+template <class Fn>
+void for_tools_and_hooks(const YAML::Node &node, std::string_view key, const std::string &origin,
+                         Fn &&fn) {
+  if (!node.IsMap())
+    throw AgentError(fmt::format("{}: '{}' must be a map with tools and/or hooks", origin, key));
+  for (const auto &entry : node) {
+    const std::string kind = entry.first.Scalar();
+    if (kind != "tools" && kind != "hooks")
+      throw AgentError(fmt::format("{}: '{}.{}' is not known (tools or hooks)", origin, key, kind));
+    fn(kind, entry.second, fmt::format("{}.{}", key, kind));
+  }
+}
+
+AgentDefinition agent_from_node(const YAML::Node &root, std::string instructions,
+                                const std::string &origin, std::string_view default_name) {
+  if (!root.IsMap() && !root.IsNull())
+    throw AgentError(fmt::format("{}: the front matter must be a YAML map", origin));
+  AgentDefinition agent;
+  agent.origin = origin;
+  agent.name = std::string(default_name);
+  agent.instructions = std::move(instructions);
+  YAML::Node overlay(YAML::NodeType::Map);
+  for (const auto &entry : root) {
+    const std::string key = entry.first.Scalar();
+    const YAML::Node &value = entry.second;
+    if (key == "name")
+      agent.name = scalar(value, key, origin);
+    else if (key == "description")
+      agent.description = scalar(value, key, origin);
+    else if (key == "instructions")
+      agent.instructions = scalar(value, key, origin);
+    else if (key == "inherit")
+      for_tools_and_hooks(
+          value, key, origin,
+          [&](const std::string &kind, const YAML::Node &v, const std::string &path) {
+            (kind == "tools" ? agent.inherit_tools : agent.inherit_hooks) =
+                inherit_rule(v, path, origin);
+          });
+    else if (key == "exclude")
+      for_tools_and_hooks(
+          value, key, origin,
+          [&](const std::string &kind, const YAML::Node &v, const std::string &path) {
+            (kind == "tools" ? agent.exclude_tools : agent.exclude_hooks) =
+                name_list(v, path, origin);
+          });
+    else if (is_one_of(key, kOverlayKeys))
+      overlay[key] = value;
+    else
+      throw AgentError(
+          fmt::format("{}: '{}' is not an agent key (known: name, description, "
+                      "instructions, inherit, exclude, session, providers, tools, "
+                      "hooks)",
+                      origin, key));
+  }
+  if (!valid_name(agent.name))
+    throw AgentError(
+        fmt::format("{}: the agent name '{}' is not usable (letters, digits, '-', "
+                    "'_' and '.', at most 64, and not 'self')",
+                    origin, agent.name));
+  try {
+    agent.overlay = parse_plan_fragment(YAML::Dump(overlay), origin);
+  } catch (const MountPlanError &e) {
+    throw AgentError(fmt::format("{}: its plan overlay is not valid: {}", origin, e.what()));
+  }
+  return agent;
+}
+
+std::string read_small_file(const fs::path &file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) throw AgentError(fmt::format("{}: cannot read: {}", file.string(), ec.message()));
+  if (size > kMaxAgentFileBytes)
+    throw AgentError(fmt::format("{}: {} bytes is too large for an agent file (limit {})",
+                                 file.string(), size, kMaxAgentFileBytes));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw AgentError(fmt::format("{}: cannot open", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool drop(const ModuleSpec &spec, const std::vector<std::string> &names) {
+  return std::find(names.begin(), names.end(), spec.module) != names.end() ||
+         std::find(names.begin(), names.end(), spec.mount_name()) != names.end();
+}
+
+void apply_inherit(std::vector<ModuleSpec> &list, const InheritRule &rule,
+                   const std::vector<std::string> &exclude) {
+  std::erase_if(list, [&](const ModuleSpec &spec) {
+    if (drop(spec, exclude)) return true;
+    if (rule.mode == InheritRule::Mode::none) return true;
+    return rule.mode == InheritRule::Mode::listed && !drop(spec, rule.names);
+  });
+}
+
+}  // namespace
+
+AgentDefinition parse_agent_markdown(std::string_view text, const std::string &origin,
+                                     std::string_view default_name) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte order mark
+  std::string front;
+  std::string_view body = text;
+  auto line_end = [&](std::size_t from) {
+    auto nl = text.find('\n', from);
+    return nl == std::string_view::npos ? text.size() : nl;
+  };
+  auto trimmed = [](std::string_view line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    return line;
+  };
+  if (trimmed(text.substr(0, line_end(0))) == "---") {
+    std::size_t pos = std::min(line_end(0) + 1, text.size());
+    const std::size_t start = pos;
+    while (true) {
+      if (pos >= text.size())
+        throw AgentError(fmt::format("{}: the front matter has no closing '---' line", origin));
+      const std::size_t end = line_end(pos);
+      const auto line = trimmed(text.substr(pos, end - pos));
+      if (line == "---" || line == "...") {
+        front = std::string(text.substr(start, pos - start));
+        body = text.substr(std::min(end + 1, text.size()));
+        break;
+      }
+      pos = end + 1;
+    }
+  }
+  YAML::Node root;
+  try {
+    root = front.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(front);
+  } catch (const YAML::Exception &e) {
+    throw AgentError(fmt::format("{}: the front matter is not valid YAML: line {}: {}", origin,
+                                 e.mark.line + 2, e.msg));
+  }
+  const auto first = body.find_first_not_of(" \t\r\n");
+  std::string instructions = first == std::string_view::npos ? "" : std::string(body.substr(first));
+  while (!instructions.empty() && std::isspace(static_cast<unsigned char>(instructions.back())))
+    instructions.pop_back();
+  return agent_from_node(root, std::move(instructions), origin, default_name);
+}
+
+AgentDefinition read_agent_file(const fs::path &file) {
+  return parse_agent_markdown(read_small_file(file), file.string(), file.stem().string());
+}
+
+AgentCatalog AgentCatalog::discover(const MountPlan &plan, const fs::path &cwd) {
+  AgentCatalog catalog;
+  catalog.add_folder(cwd / ".amplifier" / "agents");
+  try {
+    catalog.add_folder(user_dirs::config() / "agents");
+  } catch (const std::exception &) {  // no home directory: no user agents
+  }
+  catalog.add_plan_section(plan);
+  return catalog;
+}
+
+const AgentDefinition *AgentCatalog::find(std::string_view name) const {
+  for (const auto &agent : agents_)
+    if (agent.name == name) return &agent;
+  return nullptr;
+}
+
+void AgentCatalog::add(AgentDefinition agent) {
+  if (find(agent.name)) return;  // an earlier place has it: that one counts
+  agents_.push_back(std::move(agent));
+}
+
+void AgentCatalog::add_folder(const fs::path &folder) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return;
+  std::vector<fs::path> files;
+  for (const auto &entry : fs::directory_iterator(folder, ec))
+    if (entry.path().extension() == ".md" && entry.is_regular_file(ec))
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());  // a stable order whatever the file system says
+  for (const auto &file : files) {
+    try {
+      add(read_agent_file(file));
+    } catch (const AgentError &e) {
+      problems_.push_back(e.what());
+    }
+  }
+}
+
+void AgentCatalog::add_plan_section(const MountPlan &plan) {
+  for (const auto &[key, value] : plan.agents) {
+    const std::string name(key);
+    const std::string origin = fmt::format("plan {} (agents.{})", plan.file, name);
+    try {
+      if (value.is_string()) {
+        AgentDefinition agent = read_agent_file(std::string(value.as_string()));
+        agent.name = name;  // the plan's name for it counts
+        add(std::move(agent));
+      } else if (value.is_object()) {
+        // JSON is YAML: the inline entry is read exactly as front matter is.
+        add(agent_from_node(YAML::Load(boost::json::serialize(value)), "", origin, name));
+      } else {
+        throw AgentError(fmt::format("{}: expected a path to an agent file or a map", origin));
+      }
+    } catch (const AgentError &e) {
+      problems_.push_back(e.what());
+    } catch (const YAML::Exception &e) {
+      problems_.push_back(fmt::format("{}: {}", origin, e.what()));
+    }
+  }
+}
+
+MountPlan child_plan(const MountPlan &parent, const AgentDefinition *agent,
+                     const std::vector<std::string> &exclude_tools,
+                     const std::vector<std::string> &exclude_hooks) {
+  MountPlan plan = parent;
+  const InheritRule all;
+  apply_inherit(plan.tools, agent ? agent->inherit_tools : all, exclude_tools);
+  apply_inherit(plan.hooks, agent ? agent->inherit_hooks : all, exclude_hooks);
+  if (agent) {
+    apply_inherit(plan.tools, all, agent->exclude_tools);
+    apply_inherit(plan.hooks, all, agent->exclude_hooks);
+    merge_mount_plan(plan, agent->overlay);
+    plan.file = parent.file;  // the overlay's label would hide where the plan came from
+  }
+  return plan;
+}
+
+}  // namespace amplifier::host

@@ -1,0 +1,76 @@
+// Agents: named sub-session profiles for `delegate` (tool-delegate) and `amplifier agents`.
+//
+// An agent is a Markdown file whose YAML front matter says
+//   name, description            (name defaults to the file name without .md)
+//   session, providers, tools, hooks   an overlay merged over the parent's plan, as `includes:`
+//                                      merges (modules by mount name, mappings deep-merged)
+//   inherit: {tools: all|none|[ids], hooks: all|none|[ids]}   what of the parent's it keeps
+//   exclude: {tools: [ids], hooks: [ids]}                       what of the parent's it drops
+// and whose body is its instructions (the child's system prompt). A plan's `agents:` section
+// names more: `NAME: path/to/agent.md`, or inline `NAME: {description, instructions, ...}`.
+#pragma once
+#include "amplifier/mount_plan.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier::host {
+
+// Which of the parent's tools (or hooks) a child keeps.
+struct InheritRule {
+  enum class Mode { all, none, listed };
+  Mode mode = Mode::all;
+  std::vector<std::string> names;  // Mode::listed: module ids or mount names
+};
+
+struct AgentDefinition {
+  std::string name;
+  std::string description;
+  std::string instructions;
+  std::string origin;  // the file it came from, or "plan FILE"
+  MountPlan overlay;   // a partial plan
+  InheritRule inherit_tools;
+  InheritRule inherit_hooks;
+  std::vector<std::string> exclude_tools;
+  std::vector<std::string> exclude_hooks;
+};
+
+class AgentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses an agent file's text. Throws AgentError naming `origin` and the problem.
+AgentDefinition parse_agent_markdown(std::string_view text, const std::string &origin,
+                                     std::string_view default_name);
+AgentDefinition read_agent_file(const std::filesystem::path &file);
+
+// The agents one session can see, in lookup order: `.amplifier/agents/` of the working
+// directory, then $XDG_CONFIG_HOME/amplifier/agents/, then the plan's `agents:` section. A
+// name found earlier shadows the same name later. A file that cannot be read is a problem
+// reported, not a failure: the other agents stay usable.
+class AgentCatalog {
+ public:
+  static AgentCatalog discover(const MountPlan &plan, const std::filesystem::path &cwd);
+  const AgentDefinition *find(std::string_view name) const;
+  const std::vector<AgentDefinition> &agents() const { return agents_; }
+  const std::vector<std::string> &problems() const { return problems_; }
+
+ private:
+  void add(AgentDefinition agent);
+  void add_folder(const std::filesystem::path &folder);
+  void add_plan_section(const MountPlan &plan);
+  std::vector<AgentDefinition> agents_;
+  std::vector<std::string> problems_;
+};
+
+// The child plan for `agent` (nullptr: "self", the parent's own plan): the parent's plan minus
+// what `exclude_tools`/`exclude_hooks` and the agent leave out, with the agent's overlay merged.
+MountPlan child_plan(const MountPlan &parent, const AgentDefinition *agent,
+                     const std::vector<std::string> &exclude_tools,
+                     const std::vector<std::string> &exclude_hooks);
+
+}  // namespace amplifier::host
