@@ -1,0 +1,143 @@
+// The kernel's child sessions through the Session API: a child asks its user through the
+// parent's approval handler, an immediate cancel of the parent ends a running child at once, and
+// a session without a policy for children answers session_spawn with "unsupported".
+#include "amplifier/child_sessions.hpp"
+#include "amplifier/coordinator.hpp"
+#include "amplifier/session.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <mutex>
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string parent_plan(const std::string &hooks = "") {
+  return R"(session:
+  orchestrator: loop-streaming
+  context: context-simple
+providers:
+  - module: provider-mock
+    config: {responses: [{tool_calls: [{name: delegate, input: {agent: self, instruction: "work"}}]}, {text: "parent done"}]}
+tools:
+  - module: tool-delegate
+  - {module: tool-filesystem, config: {allowed_read_paths: ["."]}}
+)" + hooks;
+}
+
+// "self" children whose provider answers with `child_script` (YAML flow list).
+class ScriptedChildren : public amplifier::ChildSessionPolicy {
+ public:
+  explicit ScriptedChildren(std::string script) : script_(std::move(script)) {}
+  amplifier::ChildSetup setup(const amplifier::MountPlan &parent,
+                              const amplifier::SpawnRequest &request) override {
+    amplifier::ChildSetup setup;
+    setup.agent = request.agent;
+    setup.plan = parent;
+    std::erase_if(setup.plan.tools, [](const auto &t) { return t.module == "tool-delegate"; });
+    auto overlay = amplifier::parse_plan_fragment(
+        "providers:\n  - module: provider-mock\n    config: {responses: " + script_ + "}\n",
+        "child overlay");
+    amplifier::merge_mount_plan(setup.plan, overlay);
+    return setup;
+  }
+  void prepare(amplifier::Session &child) override {
+    if (on_child) on_child(child);
+  }
+  std::function<void(amplifier::Session &)> on_child;
+
+ private:
+  std::string script_;
+};
+
+std::unique_ptr<amplifier::Session> session_with(const std::string &yaml,
+                                                 std::shared_ptr<amplifier::ChildSessionPolicy> p) {
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_MODULE_DIR};
+  options.child_policy = std::move(p);
+  auto session =
+      std::make_unique<amplifier::Session>(amplifier::parse_mount_plan(yaml, "test-plan"), options);
+  return session;
+}
+
+}  // namespace
+
+TEST_CASE("a child asks for approval through its parent's handler") {
+  auto parent = session_with(
+      parent_plan("hooks:\n  - {module: hooks-approval, config: {rules: [{tool: list_directory, "
+                  "action: ask}]}}\n"),
+      std::make_shared<ScriptedChildren>(
+          R"([{tool_calls: [{name: list_directory, input: {path: "."}}]}, {text: "child done"}])"));
+  std::mutex mutex;
+  std::vector<json::object> asked;
+  parent->coordinator().set_approval_handler([&](const json::object &request) {
+    std::lock_guard lock(mutex);
+    asked.push_back(request);
+    return json::object{{"decision", "allow_once"}, {"reason", "test"}};
+  });
+  parent->initialize();
+  auto result = parent->execute("go");
+  CHECK(result.status == "success");
+  CHECK(result.response == "parent done");
+  std::lock_guard lock(mutex);
+  REQUIRE(asked.size() == 1);
+  CHECK(json::serialize(asked[0]).find("list_directory") != std::string::npos);
+}
+
+TEST_CASE("an immediate cancel of the parent ends its running child at once") {
+  auto children = std::make_shared<ScriptedChildren>(R"([{text: "too slow", delay_ms: 60000}])");
+  auto parent = session_with(parent_plan(), children);
+  std::promise<std::string> spawned;
+  std::atomic<bool> once{false};
+  std::promise<void> child_ended;
+  std::atomic<bool> ended_once{false};
+  parent->hooks().register_handler(
+      "delegate:agent_spawned", [&](std::string_view, const json::object &data) {
+        if (!once.exchange(true))
+          spawned.set_value(std::string(data.at("child_session_id").as_string()));
+        return amplifier::HookResult{};
+      });
+  children->on_child = [&](amplifier::Session &child) {
+    child.hooks().register_handler("session:end", [&](std::string_view, const json::object &) {
+      if (!ended_once.exchange(true)) child_ended.set_value();
+      return amplifier::HookResult{};
+    });
+  };
+  parent->initialize();
+  std::promise<amplifier::TurnResult> done;
+  parent->start("go", [&](amplifier::TurnResult r) { done.set_value(std::move(r)); });
+  auto child_id = spawned.get_future();
+  REQUIRE(child_id.wait_for(20s) == std::future_status::ready);
+  CHECK(!child_id.get().empty());
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  parent->cancel(amplifier::CancelLevel::Immediate);
+  auto turn = done.get_future();
+  REQUIRE(turn.wait_for(20s) == std::future_status::ready);
+  CHECK(turn.get().status == "cancelled");
+  CHECK(child_ended.get_future().wait_for(20s) == std::future_status::ready);
+  CHECK(std::chrono::steady_clock::now() - cancelled_at < 15s);
+  parent->cleanup();
+}
+
+TEST_CASE("a session with no policy for children cannot spawn them, and says so") {
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_MODULE_DIR};
+  amplifier::Session parent(amplifier::parse_mount_plan(parent_plan(), "test-plan"), options);
+  std::string output;
+  parent.hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
+    output = json::serialize(data.at("result"));
+    return amplifier::HookResult{};
+  });
+  parent.initialize();
+  CHECK(!parent.coordinator().can_spawn());
+  auto result = parent.execute("go");
+  CHECK(result.status == "success");
+  CHECK(output.find("cannot start sub-sessions") != std::string::npos);
+}
