@@ -154,13 +154,14 @@ TEST_CASE("a delta of unknown kind ends the call with a typed stream error") {
   CHECK(log.count({"protocol violation", "provider-c-typed", "unknown delta kind 99"}) == 1);
 }
 
-TEST_CASE("get_proc finds the 1.2 functions by name and answers NULL for others") {
+TEST_CASE("get_proc finds the functions added from 1.2 on by name and answers NULL for others") {
   const amp_host_api *api = amplifier::host_api_table();
   REQUIRE(AMP_HAS_FIELD(api, amp_host_api, get_proc));
   CHECK(api->abi_minor >= 2);
   auto found = [&](const char *name) { return api->get_proc(name) != nullptr; };
   for (const char *name : {AMP_PROC_CALL_DELTA, AMP_PROC_EMIT_CONTENT_DELTA,
-                           AMP_PROC_HOOK_HAS_HANDLERS, AMP_PROC_WORK_SUBMIT})
+                           AMP_PROC_HOOK_HAS_HANDLERS, AMP_PROC_WORK_SUBMIT,
+                           AMP_PROC_SESSION_SPAWN})
     CHECK_MESSAGE(found(name), name);
   CHECK_FALSE(found("no_such_function"));
   CHECK_FALSE(found(""));
