@@ -75,7 +75,7 @@ void ChildRunner::run(const std::shared_ptr<Job> &job) {
     job->options.agent = setup.agent;
     job->child = std::make_shared<Session>(std::move(setup.plan), job->options);
     Session &child = *job->child;
-    if (!add(job->child))
+    if (!add(job))
       return job->call->finish(AMP_CANCELLED,
                                error_payload("cancelled", "the parent session is ending"));
     if (job->approvals) child.coordinator().set_approval_handler(job->approvals);
@@ -95,10 +95,8 @@ void ChildRunner::run(const std::shared_ptr<Job> &job) {
     start_turn(job);
   } catch (const std::exception &e) {
     const std::string session_id = job->child ? job->child->id() : std::string();
-    if (job->child) {
-      job->child->cleanup();
-      remove(job->child.get());
-    }
+    if (job->child) job->child->cleanup();
+    remove(job.get());
     job->call->finish(
         AMP_ERROR,
         error_payload("invalid_request",
@@ -108,12 +106,18 @@ void ChildRunner::run(const std::shared_ptr<Job> &job) {
 
 void ChildRunner::start_turn(const std::shared_ptr<Job> &job) {
   std::weak_ptr<Session> weak = job->child;
-  job->child->start(job->request.instruction, [self = shared_from_this(), job](TurnResult result) {
-    // The child's turn ended on one of its own threads; unmounting it must happen elsewhere.
-    WorkerPool::shared().submit([self, job, result = std::move(result)]() mutable {
-      self->finish(job, std::move(result));
-    });
-  });
+  // The callback lives in the child's own call record: it must not own the job, whose last
+  // owner destroys the child.
+  std::weak_ptr<Job> weak_job = job;
+  job->child->start(
+      job->request.instruction, [self = shared_from_this(), weak_job](TurnResult result) {
+        auto ending = weak_job.lock();
+        if (!ending) return;
+        // The child's turn ended on one of its own threads; unmounting it must happen elsewhere.
+        WorkerPool::shared().submit([self, ending, result = std::move(result)]() mutable {
+          self->finish(ending, std::move(result));
+        });
+      });
   // Starting the turn resets the child's cancellation: a cancel that came before still holds.
   const CancelLevel pending = std::max(parent_level(), job->call->cancel_level());
   if (pending != CancelLevel::None) job->child->cancel(pending);
@@ -140,22 +144,22 @@ void ChildRunner::finish(const std::shared_ptr<Job> &job, TurnResult result) {
                                                            {"response", result.response},
                                                            {"status", result.status}}));
   }
-  remove(job->child.get());
+  remove(job.get());
 }
 
-bool ChildRunner::add(const std::shared_ptr<Session> &child) {
+bool ChildRunner::add(const std::shared_ptr<Job> &job) {
   std::lock_guard lock(mutex_);
   if (closed_) return false;
-  running_.push_back(child);
+  running_.push_back(job);
   return true;
 }
 
-void ChildRunner::remove(const Session *child) {
-  std::shared_ptr<Session> last;  // destroyed outside the lock
+void ChildRunner::remove(const Job *job) {
+  std::shared_ptr<Job> last;  // destroyed outside the lock
   {
     std::lock_guard lock(mutex_);
     auto it = std::find_if(running_.begin(), running_.end(),
-                           [&](const auto &s) { return s.get() == child; });
+                           [&](const auto &j) { return j.get() == job; });
     if (it == running_.end()) return;
     last = std::move(*it);
     running_.erase(it);
@@ -173,7 +177,7 @@ void ChildRunner::on_parent_cancel(CancelLevel level) {
   {
     std::lock_guard lock(mutex_);
     parent_level_ = std::max(parent_level_, level);
-    children = running_;
+    for (const auto &job : running_) children.push_back(job->child);
   }
   for (auto &child : children) child->cancel(level);
 }

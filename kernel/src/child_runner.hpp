@@ -34,8 +34,8 @@ class ChildRunner : public std::enable_shared_from_this<ChildRunner> {
  private:
   struct Job;
   // False once closed: the child must not start.
-  bool add(const std::shared_ptr<Session> &child);
-  void remove(const Session *child);
+  bool add(const std::shared_ptr<Job> &job);
+  void remove(const Job *job);
   CancelLevel parent_level() const;
   void run(const std::shared_ptr<Job> &job);
   void start_turn(const std::shared_ptr<Job> &job);
@@ -44,7 +44,9 @@ class ChildRunner : public std::enable_shared_from_this<ChildRunner> {
   std::shared_ptr<ChildSessionPolicy> policy_;
   mutable std::mutex mutex_;
   std::condition_variable idle_;
-  std::vector<std::shared_ptr<Session>> running_;
+  // The runner owns the running jobs (and so their sessions): a child is never destroyed from
+  // inside its own turn's callbacks, only by the task that ends it.
+  std::vector<std::shared_ptr<Job>> running_;
   CancelLevel parent_level_ = CancelLevel::None;
   bool closed_ = false;
 };
