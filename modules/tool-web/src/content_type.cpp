@@ -1,5 +1,7 @@
 #include "content_type.hpp"
 
+#include "amplifier/module_support/file_tools.hpp"
+
 #include <cctype>
 
 namespace tool_web {
@@ -65,49 +67,6 @@ void append_utf8(std::string &out, unsigned code_point) {
   }
 }
 
-// The length of the valid UTF-8 sequence at `at`, or 0 when it is not one.
-std::size_t utf8_sequence(std::string_view text, std::size_t at) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(at);
-  std::size_t length = 0;
-  unsigned low = 0x80, high = 0xBF;  // the allowed range of the second byte
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF)
-    length = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (at + length > text.size()) return 0;
-  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
-  for (std::size_t i = 2; i < length; ++i)
-    if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
-  return length;
-}
-
-std::string valid_utf8(std::string_view body) {
-  std::string out;
-  out.reserve(body.size());
-  for (std::size_t i = 0; i < body.size();) {
-    const std::size_t length = utf8_sequence(body, i);
-    if (length == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(body.substr(i, length));
-      i += length;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 ContentType parse_content_type(std::string_view header) {
@@ -159,7 +118,7 @@ std::string to_utf8(std::string_view body, std::string_view charset) {
   const bool latin1 = charset == "iso-8859-1" || charset == "latin1" || charset == "latin-1" ||
                       charset == "windows-1252" || charset == "cp1252" || charset == "us-ascii" ||
                       charset == "ascii";
-  if (!latin1) return valid_utf8(body);
+  if (!latin1) return tool_filesystem::to_valid_utf8(body);
   std::string out;
   out.reserve(body.size() + body.size() / 8);
   for (const char c : body) append_utf8(out, static_cast<unsigned char>(c));

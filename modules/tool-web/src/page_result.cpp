@@ -3,8 +3,8 @@
 #include "content_type.hpp"
 #include "html_text.hpp"
 
-#include "amplifier/model.hpp"
 #include "amplifier/module_support/json_util.hpp"
+#include "amplifier/module_support/tool_result.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -14,15 +14,6 @@ namespace json = boost::json;
 namespace ms = amplifier::module_support;
 
 namespace {
-
-std::string tool_result(bool success, const std::string &text, json::object extra) {
-  amplifier::ToolResult result;
-  result.success = success;
-  result.output = json::string(text);
-  if (!success) result.error = amplifier::ToolError{text, {}};
-  result.extra = std::move(extra);
-  return json::serialize(amplifier::to_json(result));
-}
 
 const char *kind_name(ContentKind kind) {
   switch (kind) {
@@ -96,11 +87,11 @@ std::string page_result(const FetchedPage &page, const TextLimits &limits) {
   extra["total_chars"] = total;
   extra["truncated"] = shown < total;
   extra["body_truncated"] = page.body_cut;
-  return tool_result(true, output, std::move(extra));
+  return ms::tool_result(true, output, std::move(extra));
 }
 
 std::string failure_result(const std::string &message, json::object extra) {
-  return tool_result(false, message, std::move(extra));
+  return ms::tool_result(false, message, std::move(extra));
 }
 
 }  // namespace tool_web
