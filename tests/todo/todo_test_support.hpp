@@ -7,21 +7,11 @@ namespace todotest {
 
 using namespace modtest;
 
-struct TodoOutcome {
-  bool success = false;
-  std::string output;
-  json::object result;
-  bool says(std::string_view text) const { return output.find(text) != std::string::npos; }
-};
+using TodoOutcome = ToolOutcome;
 
 inline TodoOutcome todo(amplifier::Session &session, const json::object &input) {
-  auto call = run_tool(session, "todo", json::serialize(input));
-  REQUIRE(call->wait_finished(20s));
-  REQUIRE(call->status == AMP_OK);
-  TodoOutcome outcome;
-  outcome.result = call->result();
-  outcome.success = outcome.result.at("success").as_bool();
-  outcome.output = text_of(outcome.result.at("output"));
+  TodoOutcome outcome = tool_outcome(run_tool(session, "todo", json::serialize(input)));
+  REQUIRE(outcome.status == AMP_OK);
   return outcome;
 }
 

@@ -11,13 +11,7 @@ using amplifier::loopback::Framing;
 using amplifier::loopback::LoopbackServer;
 using amplifier::loopback::ScriptedResponse;
 
-struct Fetched {
-  amp_status status = AMP_OK;
-  json::object result;
-  bool success = false;
-  std::string output;
-  bool says(std::string_view text) const { return output.find(text) != std::string::npos; }
-};
+using Fetched = ToolOutcome;
 
 // A session with tool-web and `config`; loopback servers need allow_private_addresses.
 inline std::unique_ptr<amplifier::Session> web_session(const json::object &config) {
@@ -26,16 +20,7 @@ inline std::unique_ptr<amplifier::Session> web_session(const json::object &confi
 }
 
 inline Fetched fetch(amplifier::Session &session, const json::object &input) {
-  auto call = run_tool(session, "web_fetch", json::serialize(input));
-  REQUIRE(call->wait_finished(30s));
-  Fetched fetched;
-  fetched.status = call->status;
-  fetched.result = call->result();
-  if (fetched.status == AMP_OK) {
-    fetched.success = fetched.result.at("success").as_bool();
-    fetched.output = text_of(fetched.result.at("output"));
-  }
-  return fetched;
+  return tool_outcome(run_tool(session, "web_fetch", json::serialize(input)));
 }
 
 inline Fetched fetch(amplifier::Session &session, const std::string &url) {

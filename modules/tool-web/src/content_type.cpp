@@ -2,6 +2,9 @@
 
 #include "amplifier/module_support/file_tools.hpp"
 
+#include <boost/algorithm/string/case_conv.hpp>
+#include <boost/algorithm/string/trim.hpp>
+
 #include <cctype>
 
 namespace tool_web {
@@ -9,20 +12,13 @@ namespace tool_web {
 namespace {
 
 std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char &c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
+  return boost::algorithm::to_lower_copy(std::string(text));
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
+std::string trim(std::string_view text) { return boost::algorithm::trim_copy(std::string(text)); }
 
-std::string_view unquote(std::string_view text) {
-  text = trim(text);
+std::string unquote(std::string_view raw) {
+  std::string text = trim(raw);
   if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
       text.back() == text.front())
     text = text.substr(1, text.size() - 2);
@@ -76,10 +72,10 @@ ContentType parse_content_type(std::string_view header) {
   std::string_view rest = semicolon == std::string_view::npos ? "" : header.substr(semicolon + 1);
   while (!rest.empty()) {
     const auto next = rest.find(';');
-    const std::string_view parameter = trim(rest.substr(0, next));
+    const std::string parameter = trim(rest.substr(0, next));
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
     const auto equals = parameter.find('=');
-    if (equals != std::string_view::npos && lower(trim(parameter.substr(0, equals))) == "charset")
+    if (equals != std::string::npos && lower(trim(parameter.substr(0, equals))) == "charset")
       type.charset = lower(unquote(parameter.substr(equals + 1)));
   }
   return type;

@@ -1,5 +1,7 @@
 #include "domain_rules.hpp"
 
+#include <boost/algorithm/string/case_conv.hpp>
+
 namespace tool_web {
 
 namespace {
@@ -33,10 +35,7 @@ std::string normalize_domain(std::string_view entry) {
   if (entry.starts_with("*.")) entry.remove_prefix(2);
   while (!entry.empty() && entry.front() == '.') entry.remove_prefix(1);
   while (!entry.empty() && entry.back() == '.') entry.remove_suffix(1);
-  std::string out(entry);
-  for (char &c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
+  return boost::algorithm::to_lower_copy(std::string(entry));
 }
 
 DomainRules::DomainRules(std::vector<std::string> allowed, std::vector<std::string> denied)

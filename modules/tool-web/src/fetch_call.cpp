@@ -49,6 +49,19 @@ void FetchCall::start(tp::HttpClient &client, amplifier::provider::CallTable::Do
                     [self = shared_from_this()] { self->start_hop(self->current_); });
 }
 
+// The call must end whatever happens: an exception where the next step is decided (a URL
+// library error, memory) ends it as a failed fetch instead of leaving it open.
+template <class Fn>
+void FetchCall::guarded(Fn &&step) noexcept {
+  try {
+    step();
+  } catch (const std::exception &e) {
+    fail(std::string("web_fetch failed on ") + current_.text + ": " + e.what());
+  } catch (...) {
+    fail("web_fetch failed on " + current_.text);
+  }
+}
+
 void FetchCall::cancel() {
   tp::CancelHandle handle;
   {
@@ -81,7 +94,7 @@ void FetchCall::start_hop(const WebUrl &url) {
   handlers.on_head = [self](const tp::ResponseHead &head) { self->on_head(head); };
   handlers.on_body = [self](std::string_view bytes) { self->on_body(bytes); };
   handlers.on_complete = [self](std::optional<KernelError> failure) {
-    self->on_complete(std::move(failure));
+    self->guarded([&] { self->on_complete(std::move(failure)); });
   };
   std::unique_lock lock(mutex_);
   if (cancelled_) {

@@ -37,6 +37,8 @@ class FetchCall final : public amplifier::provider::ProviderCall,
   // Why this side ended a response early (the transport then reports it as cancelled).
   enum class Stop { none, redirect, body_full, binary };
 
+  template <class Fn>
+  void guarded(Fn &&step) noexcept;
   void start_hop(const WebUrl &url);
   transport::HttpRequest request_for(const WebUrl &url) const;
   void on_head(const transport::ResponseHead &head);
