@@ -84,6 +84,28 @@ using amp_test::complete;
 using amp_test::observe;
 using amp_test::run_tool;
 
+// A tool call's end: its status and, for AMP_OK, the ToolResult it gave.
+struct ToolOutcome {
+  amp_status status = AMP_OK;
+  json::object result;
+  bool success = false;
+  std::string output;
+  bool says(std::string_view text) const { return output.find(text) != std::string::npos; }
+};
+
+inline ToolOutcome tool_outcome(const std::shared_ptr<CallRecorder> &call,
+                                std::chrono::milliseconds wait = std::chrono::seconds(30)) {
+  REQUIRE(call->wait_finished(wait));
+  ToolOutcome outcome;
+  outcome.status = call->status;
+  outcome.result = call->result();
+  if (outcome.status == AMP_OK) {
+    outcome.success = outcome.result.at("success").as_bool();
+    outcome.output = text_of(outcome.result.at("output"));
+  }
+  return outcome;
+}
+
 // {"messages":[{"role":"user","content":prompt}]} plus `tools` when given.
 inline json::object user_request(std::string_view prompt, json::array tools = {}) {
   json::object request{{"messages", json::array{json::object{{"role", "user"}, {"content", prompt}}}}};

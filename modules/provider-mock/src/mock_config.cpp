@@ -64,6 +64,7 @@ MockConfig MockConfig::read(ms::ConfigReader &reader, const amp::sdk::Host &host
   config.chunk_size = static_cast<std::size_t>(
       reader.get_int("chunk_size", static_cast<std::int64_t>(config.chunk_size), 1, kMaxChunkSize));
   config.delta_delay = std::chrono::milliseconds(reader.get_int("delay_ms", 0, 0, kMaxDelayMs));
+  config.record_requests = reader.get_string("record_requests", "");
   if (const auto *responses = reader.get_array("responses")) {
     for (std::size_t i = 0; i < responses->size(); ++i) {
       auto item = item_reader(reader, "responses[" + std::to_string(i) + "]", (*responses)[i],

@@ -35,6 +35,9 @@ struct MockConfig {
   std::size_t chunk_size = 8;                 // characters (code points) per delta
   std::chrono::milliseconds delta_delay{0};   // between consecutive events
   std::string model = "mock-model";
+  // When set, every request received is appended to this file as one JSON line (for tests
+  // that check what a provider is actually sent).
+  std::string record_requests;
 
   // Reads every key, so that `reader` knows which ones were unknown; unknown keys inside
   // `responses` items are warned about here, through `host`, with the item's position.

@@ -10,6 +10,9 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <fstream>
+#include <mutex>
+
 namespace provider_mock {
 namespace {
 
@@ -80,12 +83,24 @@ class MockProvider final : public amp::sdk::ProviderModule {
   }
 
   void complete(amp_call_id call, std::string_view request_json) override {
+    if (!planner_.config().record_requests.empty()) record(request_json);
     streamer_.start(call, planner_.plan(call, request_json));
   }
 
   void cancel(amp_call_id call, amp_cancel_level level) override { streamer_.cancel(call, level); }
 
  private:
+  // One line per request, appended whole under a lock (calls run concurrently).
+  void record(std::string_view request_json) {
+    std::lock_guard lock(record_mutex_);
+    std::ofstream out(planner_.config().record_requests, std::ios::app | std::ios::binary);
+    out << request_json << '\n';
+    if (!out)
+      host().warn("provider-mock: cannot record the request in " +
+                  planner_.config().record_requests);
+  }
+
+  std::mutex record_mutex_;
   ResponsePlanner planner_;
   CallStreamer streamer_;  // declared last: destroyed first, while the planner still exists
 };

@@ -31,6 +31,7 @@
 #include "amplifier/model.hpp"
 #include "amplifier/module_support/config_reader.hpp"
 #include "amplifier/module_support/paths.hpp"
+#include "amplifier/module_support/tool_result.hpp"
 #include "amplifier_sdk.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -145,14 +146,7 @@ class Refusal : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string tool_result(bool success, const std::string &text, json::object extra = {}) {
-  amplifier::ToolResult result;
-  result.success = success;
-  result.output = json::string(text);
-  if (!success) result.error = amplifier::ToolError{text, {}};
-  result.extra = std::move(extra);
-  return json::serialize(amplifier::to_json(result));
-}
+using ms::tool_result;
 
 std::string status_line(const RunResult &run, const RunLimits &limits) {
   if (run.end == RunEnd::timed_out)

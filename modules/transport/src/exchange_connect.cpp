@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include <charconv>
+#include <vector>
 
 namespace amplifier::transport::detail {
 
@@ -45,7 +46,25 @@ std::string milliseconds_text(std::chrono::milliseconds duration) {
   return std::to_string(duration.count()) + " ms";
 }
 
+// A request the client's address rules refuse: the same request would be refused again.
+KernelError refusal(std::string message) {
+  KernelError failure = transport_failure(ErrorKind::access_denied, std::move(message));
+  failure.retryable = false;
+  return failure;
+}
+
 }  // namespace
+
+std::optional<KernelError> Exchange::screen_address(const std::string &host,
+                                                    const asio::ip::address &address) const {
+  const AddressFilter &filter = client_->options.address_filter;
+  if (!filter) return std::nullopt;
+  const std::string text = address.to_string();
+  auto reason = filter(host, text);
+  if (!reason) return std::nullopt;
+  const std::string named = host == text ? host : host + " (" + text + ")";
+  return refusal("refused to connect to " + named + ": " + *reason);
+}
 
 std::optional<KernelError> Exchange::plan_route() {
   std::string problem;
@@ -67,6 +86,10 @@ std::optional<KernelError> Exchange::plan_route() {
     route_.proxy_authorization = "Basic " + base64(proxy->user + ":" + proxy->password);
   route_.pool_key += " via " + host_and_port(*proxy);
   route_.proxy = std::move(*proxy);
+  if (client_->options.address_filter)
+    return refusal("refused to send the request for " + route_.target.host + " through proxy " +
+                   proxy_url + ": the proxy resolves the name itself, so the client's address "
+                   "rules cannot be checked");
   return std::nullopt;
 }
 
@@ -100,14 +123,27 @@ asio::awaitable<std::optional<KernelError>> Exchange::connect_socket() {
   const auto address = asio::ip::make_address(hop.host, error);
   if (!error) {
     // An IP literal needs no resolver (whose work runs on a helper thread).
+    if (auto refused = screen_address(hop.host, address)) co_return refused;
     std::tie(error) = co_await socket.async_connect(tcp::endpoint(address, *port), use_tuple);
   } else {
     auto [resolve_error, results] =
         co_await connection_->resolver().async_resolve(hop.host, hop.port, use_tuple);
     if (aborted()) co_return aborted();
     if (resolve_error) co_return io_failure(Phase::resolving, resolve_error, hop.host);
+    // Connecting to exactly the addresses that were checked leaves no window for the name to
+    // resolve to another one in between.
+    std::vector<tcp::endpoint> allowed;
+    std::optional<KernelError> first_refusal;
+    for (const auto &entry : results) {
+      auto refused = screen_address(hop.host, entry.endpoint().address());
+      if (!refused)
+        allowed.push_back(entry.endpoint());
+      else if (!first_refusal)
+        first_refusal = std::move(refused);
+    }
+    if (allowed.empty()) co_return first_refusal;
     tcp::endpoint connected;
-    std::tie(error, connected) = co_await asio::async_connect(socket, results, use_tuple);
+    std::tie(error, connected) = co_await asio::async_connect(socket, allowed, use_tuple);
   }
   if (aborted()) co_return aborted();
   if (error) co_return io_failure(Phase::connecting, error, host_and_port(hop));

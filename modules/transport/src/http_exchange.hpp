@@ -61,6 +61,8 @@ class Exchange : public Cancellable, public std::enable_shared_from_this<Exchang
   asio::awaitable<Failure> connect_socket();
   asio::awaitable<Failure> open_tunnel();
   asio::awaitable<Failure> start_tls();
+  // The client's address filter on one address about to be connected to.
+  Failure screen_address(const std::string &host, const asio::ip::address &address) const;
   // http_exchange.cpp
   template <class Stream>
   asio::awaitable<Outcome> transfer(Stream &stream, bool reused);

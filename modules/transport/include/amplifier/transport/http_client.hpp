@@ -56,6 +56,21 @@ struct ProxySettings {
   std::string proxy_for(std::string_view scheme, std::string_view host) const;
 };
 
+// Decides whether the client may connect to `address` (an IP address as text, e.g. "10.0.0.1"
+// or "::1") for `host` (as the URL names it). Returns the reason to refuse, or nullopt to
+// allow. Called on the io thread for every address the client is about to connect to: an IP
+// literal, or each address a name resolved to (the refused ones are skipped; when none is
+// left the request fails with kind `access_denied`, naming the host, the address and the
+// reason). The check and the connect use the same resolved address, so a name cannot resolve
+// differently in between (no DNS-rebinding window). Redirects are the caller's: each new
+// request is checked again. See address_rules.hpp for a ready-made filter.
+//
+// A proxy resolves the target's name itself, out of the client's sight, so no address check
+// of the target would be real there: a client with an address filter refuses every request
+// whose route goes through a proxy (kind `access_denied`), instead of silently not checking.
+using AddressFilter =
+    std::function<std::optional<std::string>(std::string_view host, std::string_view address)>;
+
 struct HttpClientOptions {
   Timeouts timeouts;
   TlsOptions tls;
@@ -64,7 +79,8 @@ struct HttpClientOptions {
   std::size_t max_idle_connections_per_host = 4;
   // Idle connections older than this are closed rather than reused.
   std::chrono::milliseconds idle_connection_ttl{30'000};
-  LogSink log;  // may be empty
+  AddressFilter address_filter;  // empty: every address is allowed
+  LogSink log;                   // may be empty
 };
 
 struct HttpRequest {

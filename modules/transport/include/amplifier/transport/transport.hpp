@@ -1,6 +1,7 @@
 // Everything a provider module needs from the shared HTTP/SSE transport.
 #pragma once
 
+#include "amplifier/transport/address_rules.hpp"
 #include "amplifier/transport/call.hpp"
 #include "amplifier/transport/cancel_handle.hpp"
 #include "amplifier/transport/error_mapping.hpp"
