@@ -12,8 +12,8 @@
 // cancel() passes the cancel on to the child's call.
 #include "delegate_request.hpp"
 
-#include "amplifier/model.hpp"
 #include "amplifier/module_support/config_reader.hpp"
+#include "amplifier/module_support/tool_result.hpp"
 #include "amplifier_sdk.hpp"
 
 #include <boost/json/parse.hpp>
@@ -28,18 +28,10 @@ namespace tool_delegate {
 namespace {
 
 namespace json = boost::json;
+using amplifier::module_support::tool_result;
 constexpr const char *kModuleId = "tool-delegate";
 // The host publishes its agents here ({name, description} each) for the tool's description.
 constexpr std::string_view kAgentsCapability = "session.agents";
-
-std::string tool_result(bool success, const std::string &text, json::object extra = {}) {
-  amplifier::ToolResult result;
-  result.success = success;
-  result.output = json::string(text);
-  if (!success) result.error = amplifier::ToolError{text, {}};
-  result.extra = std::move(extra);
-  return json::serialize(amplifier::to_json(result));
-}
 
 std::string string_field(const json::object &o, std::string_view key) {
   const auto *v = o.if_contains(key);
