@@ -1,5 +1,7 @@
 #include "auth.hpp"
 
+#include "amplifier/user_dirs.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <fmt/format.h>
@@ -43,13 +45,7 @@ void write_new(const fs::path &file, const std::string &token) {
 
 }  // namespace
 
-fs::path token_file() {
-  const char *config = std::getenv("XDG_CONFIG_HOME");
-  const char *home = std::getenv("HOME");
-  fs::path base =
-      config && *config ? fs::path(config) : fs::path(home && *home ? home : ".") / ".config";
-  return base / "amplifier" / "serve-token";
-}
+fs::path token_file() { return user_dirs::config() / "serve-token"; }
 
 std::string load_or_create_token(const fs::path &file) {
   if (!fs::exists(file)) write_new(file, random_token());

@@ -3,10 +3,12 @@
 #include "api.hpp"
 #include "auth.hpp"
 #include "http_server.hpp"
+#include "command_errors.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
 
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/user_dirs.hpp"
 
 #include <fmt/format.h>
 
@@ -31,13 +33,7 @@ struct ServeOptions {
   int shutdown_grace_seconds = 30;
 };
 
-fs::path default_root() {
-  const char *data = std::getenv("XDG_DATA_HOME");
-  const char *home = std::getenv("HOME");
-  fs::path base =
-      data && *data ? fs::path(data) : fs::path(home && *home ? home : ".") / ".local/share";
-  return base / "amplifier" / "serve";
-}
+fs::path default_root() { return user_dirs::data() / "serve"; }
 
 template <class Predicate>
 bool wait_until(Clock::time_point deadline, Predicate done) {
@@ -121,18 +117,8 @@ void add_serve_command(CLI::App &app, int &exit_code) {
                   "Seconds running turns get to finish on SIGTERM before they are cancelled")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->callback([options, &exit_code] {
-    try {
-      exit_code = serve::run(*options);
-    } catch (const MountPlanError &e) {
-      for (const auto &p : e.problems())
-        std::fprintf(stderr, "amplifier: error: %s\n", p.to_string().c_str());
-      exit_code = 1;
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "amplifier: error: %s\n", e.what());
-      exit_code = 1;
-    }
-  });
+  cmd->callback(
+      [options, &exit_code] { run_reporting(exit_code, [&] { return serve::run(*options); }); });
 }
 
 }  // namespace amplifier::host
