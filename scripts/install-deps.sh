@@ -8,6 +8,7 @@ packages=(
   libedit-dev tmux ca-certificates ccache
   git dpkg-dev rustc cargo  # modules built from source, the Debian package, the Rust example
   bubblewrap  # tool-bash sandbox (sandbox.enabled)
+  nodejs npm  # tests/serve: the official openai npm client against `amplifier serve`
   clang-15 llvm-15  # the libFuzzer targets (scripts/fuzz.sh); clang-15 brings libclang-common-15-dev, the fuzzer and sanitizer runtimes
 )
 missing=()
@@ -20,3 +21,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# The test client of `amplifier serve` (tests/serve), pinned by its package-lock.json.
+(cd "$(dirname "$0")/../tests/serve/client" && npm ci --no-audit --no-fund)
