@@ -54,17 +54,17 @@ tcp::endpoint parse_listen(const std::string &listen) {
   return {address, static_cast<unsigned short>(port)};
 }
 
-// Runs the Api on a worker thread and resumes the connection's coroutine with its answer.
-net::awaitable<ApiResponse> on_workers(Api &api, ApiRequest request) {
-  auto executor = co_await net::this_coro::executor;
-  co_return co_await net::async_initiate<decltype(net::use_awaitable), void(ApiResponse)>(
-      [&api, executor, request = std::move(request)](auto handler) mutable {
+// Runs the Api on a worker thread and resumes the connection's coroutine (on `executor`, its
+// strand) with the answer. Not a coroutine itself: GCC 12 mishandles a coroutine whose
+// initiation lambda captures by move.
+net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
+                                       std::shared_ptr<const ApiRequest> request) {
+  return net::async_initiate<decltype(net::use_awaitable), void(ApiResponse)>(
+      [&api, executor, request](auto handler) {
         auto resume = std::make_shared<decltype(handler)>(std::move(handler));
         WorkerPool::shared().submit([&api, executor, resume, request] {
-          ApiResponse response = api.handle(request);
-          net::post(executor, [resume, response = std::move(response)]() mutable {
-            (*resume)(std::move(response));
-          });
+          auto response = std::make_shared<ApiResponse>(api.handle(*request));
+          net::post(executor, [resume, response] { (*resume)(std::move(*response)); });
         });
       },
       net::use_awaitable);
@@ -248,10 +248,10 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
       response = std::move(*refused);
     } else {
       std::string_view target = request.target();
-      ApiRequest api_request{std::string(request.method_string()),
-                             std::string(target.substr(0, target.find('?'))),
-                             std::move(request.body())};
-      response = co_await on_workers(api, std::move(api_request));
+      auto api_request = std::make_shared<const ApiRequest>(
+          ApiRequest{std::string(request.method_string()),
+                     std::string(target.substr(0, target.find('?'))), std::move(request.body())});
+      response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
     }
     keep_alive = response.stream
                      ? co_await write_stream(stream, request, response, keep_alive)
