@@ -7,6 +7,7 @@
 // thread, clears the line: libedit is only ever touched from the main thread.
 #include "approval_prompt.hpp"
 #include "child_policy.hpp"
+#include "command_errors.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
@@ -354,18 +355,11 @@ void add_chat_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--plan", *plan_file, "Mount plan (YAML); default: built-in offline plan")
       ->check(CLI::ExistingFile);
   cmd->callback([plan_file, &exit_code] {
-    try {
+    run_reporting(exit_code, [&] {
       if (!::isatty(STDIN_FILENO))
         throw std::runtime_error("chat needs a terminal on standard input (use `run` otherwise)");
-      exit_code = run_chat(*plan_file);
-    } catch (const MountPlanError &e) {
-      for (const auto &p : e.problems())
-        std::fprintf(stderr, "amplifier: error: %s\n", p.to_string().c_str());
-      exit_code = 1;
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "amplifier: error: %s\n", e.what());
-      exit_code = 1;
-    }
+      return run_chat(*plan_file);
+    });
   });
 }
 

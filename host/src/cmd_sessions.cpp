@@ -1,4 +1,5 @@
 // `amplifier sessions list | show ID | migrate ID`: the stored sessions of persisting contexts.
+#include "command_errors.hpp"
 #include "commands.hpp"
 
 #include "amplifier/model.hpp"
@@ -202,19 +203,6 @@ int migrate_session(const SessionsOptions &options) {
 }
 
 // Runs a subcommand, turning any failure into one line on stderr and exit code 1.
-template <class Fn>
-void run_reporting(int &exit_code, Fn &&fn) {
-  try {
-    exit_code = fn();
-  } catch (const MountPlanError &e) {
-    for (const auto &p : e.problems())
-      std::fprintf(stderr, "amplifier: error: %s\n", p.to_string().c_str());
-    exit_code = 1;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "amplifier: error: %s\n", e.what());
-    exit_code = 1;
-  }
-}
 
 }  // namespace
 

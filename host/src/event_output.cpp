@@ -18,10 +18,11 @@ namespace {
 // Runs after every other handler, so the printed payload is what hooks made of it.
 constexpr int kLastPriority = std::numeric_limits<int>::max();
 
-// {"event":...,"data":...,"session_id":...,"ts":...}: written straight from the event's JSON
-// text when its session id and timestamp are the registry's own (every stream delta), else
-// built as before from the payload the hooks left.
-void append_line(std::string &line, HookEvent &event) {
+}  // namespace
+
+// Written straight from the event's JSON text when its session id and timestamp are the
+// registry's own (every stream delta), else built as before from the payload the hooks left.
+void append_event_json(std::string &line, HookEvent &event) {
   if (event.has_standard_fields() && !event.session_id().empty()) {
     line += R"({"event":)";
     amp::sdk::json::append_quoted(line, event.name());
@@ -41,10 +42,22 @@ void append_line(std::string &line, HookEvent &event) {
     if (auto *ts = data.if_contains("timestamp")) object["ts"] = *ts;
     line += boost::json::serialize(object);
   }
-  line += '\n';
 }
 
-}  // namespace
+std::string_view answer_text_delta(HookEvent &event) {
+  if (const HookEvent::Delta *delta = event.delta())
+    return delta->kind == AMP_DELTA_TEXT ? delta->text : std::string_view();
+  // A payload a hook replaced: read it from the JSON.
+  const boost::json::object &data = event.data();
+  auto *value_of_delta = data.if_contains("delta");
+  auto *fields = value_of_delta && value_of_delta->is_object() ? &value_of_delta->as_object()
+                                                               : nullptr;
+  auto *type = fields ? fields->if_contains("type") : nullptr;
+  auto *value = fields ? fields->if_contains("text") : nullptr;
+  if (type && type->is_string() && type->as_string() == "text" && value && value->is_string())
+    return value->as_string();
+  return {};
+}
 
 std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::milliseconds delay) {
   // A pipe or file gets a 64 KB buffer (a fast stream then costs one write(2) per 64 KB, not
@@ -92,7 +105,8 @@ void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out) 
       [out](HookEvent &event) -> std::optional<HookResult> {
         thread_local std::string line;  // one per emitting thread, reused: no allocation per line
         line.clear();
-        append_line(line, event);
+        append_event_json(line, event);
+        line += '\n';
         out->write(line);
         return std::nullopt;
       },
@@ -128,20 +142,7 @@ void attach_text_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out,
   hooks.register_event_handler(
       std::string(events::kContentBlockDelta),
       [out, state, safe](HookEvent &event) -> std::optional<HookResult> {
-        std::string_view text;
-        if (const HookEvent::Delta *delta = event.delta()) {
-          if (delta->kind == AMP_DELTA_TEXT) text = delta->text;
-        } else {  // a payload a hook replaced: read it as before
-          const boost::json::object &data = event.data();
-          auto *value_of_delta = data.if_contains("delta");
-          auto *fields = value_of_delta && value_of_delta->is_object() ? &value_of_delta->as_object()
-                                                                       : nullptr;
-          auto *type = fields ? fields->if_contains("type") : nullptr;
-          auto *value = fields ? fields->if_contains("text") : nullptr;
-          if (type && type->is_string() && type->as_string() == "text" && value &&
-              value->is_string())
-            text = value->as_string();
-        }
+        const std::string_view text = answer_text_delta(event);
         if (text.empty()) return std::nullopt;
         std::lock_guard lock(safe->mutex);
         const std::string shown = safe->stream.feed(text);

@@ -35,6 +35,14 @@ class PacedOutput : public std::enable_shared_from_this<PacedOutput> {
   bool closed_ = false;
 };
 
+// Appends `event` as the JSON object `--format jsonl` prints, without the newline:
+// {"event":...,"data":...,"session_id":...,"ts":...}. (Shared with `amplifier serve`'s streams.)
+void append_event_json(std::string &out, HookEvent &event);
+
+// The answer text a content_block:delta event carries (empty for thinking, tool input, other
+// events). Valid while `event` is.
+std::string_view answer_text_delta(HookEvent &event);
+
 // Every kernel event as one JSON object per line: {"event","data","session_id","ts"}.
 void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out);
 

@@ -1,0 +1,241 @@
+#include "api.hpp"
+
+#include "commands.hpp"
+#include "event_output.hpp"
+
+#include "amplifier/coordinator.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+
+namespace amplifier::host::serve {
+namespace json = boost::json;
+namespace {
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> segments;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > start) segments.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return segments;
+}
+
+bool matches(const std::vector<std::string> &pattern, const std::vector<std::string> &segments,
+             std::vector<std::string> &params) {
+  if (pattern.size() != segments.size()) return false;
+  params.clear();
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i].starts_with('{'))
+      params.push_back(segments[i]);
+    else if (pattern[i] != segments[i])
+      return false;
+  }
+  return true;
+}
+
+ApiResponse text_response(std::string content_type, std::string body) {
+  ApiResponse response;
+  response.content_type = std::move(content_type);
+  response.body = std::move(body);
+  return response;
+}
+
+json::object turn_result_json(const TurnResult &result) {
+  return json::object{
+      {"response", result.response}, {"status", result.status}, {"error", result.error}};
+}
+
+// An event of the server's own in the shape of the kernel's: {"event","data","session_id","ts"}.
+std::string own_event_frame(std::string_view name, json::object data, const std::string &id) {
+  json::object event{
+      {"event", name}, {"data", std::move(data)}, {"session_id", id}, {"ts", iso_timestamp_now()}};
+  return sse_frame(name, json::serialize(event));
+}
+
+constexpr std::string_view kDecisions[] = {"allow_once", "allow_always", "deny"};
+
+}  // namespace
+
+Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics)
+    : factory_(factory), sessions_(sessions), metrics_(metrics) {
+  add("GET", "/healthz", [](auto &, auto &) {
+    return json_response(200, json::object{{"status", "ok"}});
+  });
+  add("GET", "/metrics", [this](auto &, auto &) {
+    return text_response("text/plain; version=0.0.4",
+                         metrics_.prometheus(sessions_.all().size(), sessions_.running()));
+  });
+  add("GET", "/v1/openapi.json",
+      [](auto &, auto &) { return text_response("application/json", openapi_document()); });
+  add("POST", "/v1/sessions", [this](auto &r, auto &) { return create_session(r); });
+  add("GET", "/v1/sessions", [this](auto &, auto &) { return list_sessions(); });
+  add("GET", "/v1/sessions/{id}", [this](auto &, auto &p) { return show_session(p[0]); });
+  add("DELETE", "/v1/sessions/{id}", [this](auto &, auto &p) { return delete_session(p[0]); });
+  add("POST", "/v1/sessions/{id}/messages",
+      [this](auto &r, auto &p) { return post_message(r, p[0]); });
+  add("POST", "/v1/sessions/{id}/cancel", [this](auto &r, auto &p) { return cancel(r, p[0]); });
+  add("POST", "/v1/sessions/{id}/approvals/{approval_id}",
+      [this](auto &r, auto &p) { return answer_approval(r, p); });
+  add("POST", "/v1/chat/completions", [this](auto &r, auto &) { return chat_completions(r); });
+}
+
+void Api::add(std::string method, std::string_view path, Handler handler) {
+  routes_.push_back(Route{std::move(method), split_path(path), std::move(handler)});
+}
+
+std::vector<std::string> Api::routes() const {
+  std::vector<std::string> out;
+  for (const auto &route : routes_) {
+    std::string path;
+    for (const auto &segment : route.pattern) path += "/" + segment;
+    out.push_back(route.method + " " + path);
+  }
+  return out;
+}
+
+ApiResponse Api::handle(const ApiRequest &request) {
+  try {
+    return dispatch(request);
+  } catch (const ApiError &e) {
+    return error_response(e.status(), e.type(), e.what());
+  } catch (const std::exception &e) {
+    metrics_.error("server");
+    return error_response(500, "server_error", e.what());
+  }
+}
+
+ApiResponse Api::dispatch(const ApiRequest &request) {
+  const auto segments = split_path(request.path);
+  Params params;
+  std::vector<std::string> allowed;
+  for (const auto &route : routes_) {
+    if (!matches(route.pattern, segments, params)) continue;
+    if (route.method == request.method) return route.handler(request, params);
+    allowed.push_back(route.method);
+  }
+  if (allowed.empty())
+    return error_response(404, "not_found", fmt::format("no route {}", request.path));
+  auto response = error_response(405, "method_not_allowed",
+                                 fmt::format("{} does not take {} (it takes {})", request.path,
+                                             request.method, fmt::join(allowed, ", ")));
+  response.allow = std::move(allowed);
+  return response;
+}
+
+std::shared_ptr<ServedSession> Api::session_or_404(const std::string &id) const {
+  auto session = sessions_.find(id);
+  if (!session) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  return session;
+}
+
+void Api::check_accepting() const {
+  if (draining_) throw ApiError(503, "shutting_down", "the server is shutting down");
+}
+
+ApiResponse Api::create_session(const ApiRequest &request) {
+  check_accepting();
+  json::object body = parse_body(request);
+  json::value metadata = json::object{};
+  if (const json::value *given = body.if_contains("metadata")) metadata = *given;
+  auto session = factory_.create(factory_.plan_for(body.if_contains("plan")), std::move(metadata));
+  sessions_.add(session);
+  return json_response(201, json::object{{"id", session->id()}});
+}
+
+ApiResponse Api::list_sessions() {
+  json::array list;
+  for (const auto &s : sessions_.all())
+    list.push_back(json::object{{"id", s->id()},
+                                {"metadata", s->metadata()},
+                                {"created", s->created()},
+                                {"running", s->running()}});
+  return json_response(200, json::object{{"sessions", std::move(list)}});
+}
+
+ApiResponse Api::show_session(const std::string &id) {
+  auto s = session_or_404(id);
+  json::value messages = json::parse(s->session().coordinator().context_messages());
+  return json_response(200, json::object{{"id", s->id()},
+                                         {"metadata", s->metadata()},
+                                         {"created", s->created()},
+                                         {"running", s->running()},
+                                         {"messages", std::move(messages)}});
+}
+
+ApiResponse Api::delete_session(const std::string &id) {
+  auto s = sessions_.remove(id);
+  if (!s) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  const bool was_running = s->running();
+  retire(std::move(s), /*remove_work_dir=*/true);
+  return json_response(
+      200, json::object{{"id", id}, {"deleted", true}, {"cancelled_turn", was_running}});
+}
+
+ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) {
+  auto s = session_or_404(id);
+  const std::string prompt = string_member(parse_body(request), "prompt", true);
+  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ApiError(400, "invalid_request", "'prompt' is empty");
+  check_accepting();
+  auto stream = std::make_shared<EventStream>();
+  auto listener = [stream](HookEvent &event) {
+    if (stream->abandoned()) return;  // the client went away: the turn goes on unwatched
+    std::string json;
+    append_event_json(json, event);
+    stream->push(sse_frame(event.name(), json));
+  };
+  auto on_approval = [stream, id](const json::object &announcement) {
+    stream->push(own_event_frame("approval:request", announcement, id));
+  };
+  auto done = [this, stream, id](TurnResult result) {
+    metrics_.turn_finished(result.status);
+    if (result.status == "error") metrics_.error("turn");
+    stream->push(own_event_frame("turn:result", turn_result_json(result), id));
+    stream->finish();
+  };
+  if (!s->start_turn(prompt, listener, on_approval, done))
+    throw ApiError(409, "turn_running", fmt::format("session '{}' is already running a turn", id));
+  ApiResponse response;
+  response.content_type = "text/event-stream";
+  response.stream = std::move(stream);
+  return response;
+}
+
+ApiResponse Api::cancel(const ApiRequest &request, const std::string &id) {
+  auto s = session_or_404(id);
+  std::string level = string_member(parse_body(request), "level", false);
+  if (level.empty()) level = "graceful";
+  if (level != "graceful" && level != "immediate")
+    throw ApiError(400, "invalid_request", "'level' must be graceful or immediate");
+  const bool running = s->running();
+  if (running)
+    s->session().cancel(level == "graceful" ? CancelLevel::Graceful : CancelLevel::Immediate);
+  return json_response(202, json::object{{"id", id}, {"level", level}, {"running", running}});
+}
+
+ApiResponse Api::answer_approval(const ApiRequest &request, const Params &params) {
+  auto s = session_or_404(params[0]);
+  json::object body = parse_body(request);
+  const std::string choice = string_member(body, "decision", true);
+  if (std::find(std::begin(kDecisions), std::end(kDecisions), choice) == std::end(kDecisions))
+    throw ApiError(400, "invalid_request", "'decision' must be allow_once, allow_always or deny");
+  std::string reason = string_member(body, "reason", false);
+  if (reason.empty()) reason = "answered over HTTP";
+  if (!s->answer(params[1],
+                 json::object{{"decision", choice}, {"reason", reason}, {"source", "user"}}))
+    throw ApiError(
+        404, "approval_not_found",
+        fmt::format("no approval '{}' is waiting in session '{}'", params[1], params[0]));
+  return json_response(200, json::object{{"approval_id", params[1]}, {"decision", choice}});
+}
+
+}  // namespace amplifier::host::serve

@@ -1,0 +1,63 @@
+// The routes of `amplifier serve` and what each does. handle() never throws: every failure is
+// a JSON error response naming the problem.
+#pragma once
+#include "api_types.hpp"
+#include "metrics.hpp"
+#include "served_session.hpp"
+#include "session_factory.hpp"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace amplifier::host::serve {
+
+class Api {
+ public:
+  Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics);
+
+  // Blocking work (loading a plan's modules, ending a session) happens here: call it from a
+  // worker thread, not from an I/O thread.
+  ApiResponse handle(const ApiRequest &request);
+
+  // From now on no session or turn starts (503); running turns go on.
+  void stop_accepting() { draining_ = true; }
+
+  // Every route as "METHOD /path/{param}" (the OpenAPI document's test compares with it).
+  std::vector<std::string> routes() const;
+
+ private:
+  using Params = std::vector<std::string>;  // the path's {parameters}, in order
+  using Handler = std::function<ApiResponse(const ApiRequest &, const Params &)>;
+  struct Route {
+    std::string method;
+    std::vector<std::string> pattern;  // path segments; "{x}" matches any one segment
+    Handler handler;
+  };
+
+  void add(std::string method, std::string_view path, Handler handler);
+  ApiResponse dispatch(const ApiRequest &request);
+  std::shared_ptr<ServedSession> session_or_404(const std::string &id) const;
+  void check_accepting() const;
+
+  ApiResponse create_session(const ApiRequest &request);
+  ApiResponse list_sessions();
+  ApiResponse show_session(const std::string &id);
+  ApiResponse delete_session(const std::string &id);
+  ApiResponse post_message(const ApiRequest &request, const std::string &id);
+  ApiResponse cancel(const ApiRequest &request, const std::string &id);
+  ApiResponse answer_approval(const ApiRequest &request, const Params &params);
+  ApiResponse chat_completions(const ApiRequest &request);  // api_chat.cpp
+
+  SessionFactory &factory_;
+  SessionRegistry &sessions_;
+  Metrics &metrics_;
+  std::atomic<bool> draining_{false};
+  std::vector<Route> routes_;
+};
+
+// The OpenAPI 3.1 document of every route (openapi.cpp).
+const std::string &openapi_document();
+
+}  // namespace amplifier::host::serve

@@ -1,0 +1,325 @@
+#include "http_server.hpp"
+
+#include "auth.hpp"
+
+#include "amplifier/worker_pool.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+#include <vector>
+
+namespace amplifier::host::serve {
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+namespace {
+
+constexpr auto kTuple = net::as_tuple(net::use_awaitable);
+// An idle event stream sends an SSE comment this often: proxies keep it open, and a client that
+// went away is noticed.
+constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
+using Request = http::request<http::string_body>;
+
+tcp::endpoint parse_listen(const std::string &listen) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) throw std::runtime_error("--listen must be HOST:PORT");
+  std::string host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  if (ec) throw std::runtime_error(fmt::format("--listen: '{}' is not an IP address", host));
+  int port = -1;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (...) {
+  }
+  if (port < 0 || port > 65535) throw std::runtime_error("--listen: the port must be 0..65535");
+  return {address, static_cast<unsigned short>(port)};
+}
+
+// Runs the Api on a worker thread and resumes the connection's coroutine (on `executor`, its
+// strand) with the answer. Not a coroutine itself: GCC 12 mishandles a coroutine whose
+// initiation lambda captures by move.
+net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
+                                       std::shared_ptr<const ApiRequest> request) {
+  return net::async_initiate<decltype(net::use_awaitable), void(ApiResponse)>(
+      [&api, executor, request](auto handler) {
+        auto resume = std::make_shared<decltype(handler)>(std::move(handler));
+        WorkerPool::shared().submit([&api, executor, resume, request] {
+          auto response = std::make_shared<ApiResponse>(api.handle(*request));
+          net::post(executor, [resume, response] { (*resume)(std::move(*response)); });
+        });
+      },
+      net::use_awaitable);
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  Api &api;
+  std::atomic<std::size_t> streams{0};  // before io: the coroutines io destroys count down
+  net::io_context io{static_cast<int>(options.io_threads)};
+  tcp::acceptor acceptor{io};
+  std::vector<std::thread> threads;
+
+  Impl(HttpServerOptions o, Api &a) : options(std::move(o)), api(a) {}
+
+  net::awaitable<void> accept_loop();
+  net::awaitable<void> serve_connection(beast::tcp_stream stream);
+  net::awaitable<bool> write_plain(beast::tcp_stream &stream, const Request &request,
+                                   ApiResponse response, bool keep_alive);
+  net::awaitable<bool> write_stream(beast::tcp_stream &stream, const Request &request,
+                                    const ApiResponse &response, bool keep_alive);
+  net::awaitable<std::optional<std::string>> next_frames(EventStream &events,
+                                                         net::steady_timer &timer);
+  std::optional<ApiResponse> gatekeep(const Request &request) const;
+  void add_cors(http::fields &fields, const Request &request) const;
+};
+
+net::awaitable<void> HttpServer::Impl::accept_loop() {
+  for (;;) {
+    auto [ec, socket] = co_await acceptor.async_accept(net::make_strand(io), kTuple);
+    if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
+    if (ec) continue;  // a connection that failed before it was accepted (EMFILE, reset)
+    net::co_spawn(socket.get_executor(), serve_connection(beast::tcp_stream(std::move(socket))),
+                  net::detached);
+  }
+}
+
+void HttpServer::Impl::add_cors(http::fields &fields, const Request &request) const {
+  if (options.cors_origin.empty()) return;
+  const auto origin = request[http::field::origin];
+  if (options.cors_origin != "*" && origin != options.cors_origin) return;
+  fields.set(http::field::access_control_allow_origin,
+             options.cors_origin == "*" ? std::string("*") : options.cors_origin);
+  fields.set(http::field::vary, "Origin");
+}
+
+// What is answered before the Api sees the request: CORS preflight, a missing token.
+std::optional<ApiResponse> HttpServer::Impl::gatekeep(const Request &request) const {
+  if (request.method() == http::verb::options && !options.cors_origin.empty()) {
+    ApiResponse preflight;
+    preflight.status = 204;
+    return preflight;
+  }
+  if (!options.token) return std::nullopt;
+  if (request.method() == http::verb::get && request.target() == "/healthz") return std::nullopt;
+  if (bearer_matches(request[http::field::authorization], *options.token)) return std::nullopt;
+  return error_response(401, "unauthorized",
+                        "this server needs 'Authorization: Bearer TOKEN' (the token is in the "
+                        "serve-token file under the server user's config folder)");
+}
+
+net::awaitable<bool> HttpServer::Impl::write_plain(beast::tcp_stream &stream,
+                                                   const Request &request, ApiResponse response,
+                                                   bool keep_alive) {
+  http::response<http::string_body> reply{static_cast<http::status>(response.status),
+                                          request.version()};
+  if (response.status != 204) reply.set(http::field::content_type, response.content_type);
+  if (!response.allow.empty())
+    reply.set(http::field::allow, fmt::format("{}", fmt::join(response.allow, ", ")));
+  if (request.method() == http::verb::options) {
+    reply.set(http::field::access_control_allow_methods, "GET, POST, DELETE, OPTIONS");
+    reply.set(http::field::access_control_allow_headers, "authorization, content-type");
+  }
+  if (response.status == 401) reply.set(http::field::www_authenticate, "Bearer");
+  add_cors(reply, request);
+  reply.body() = std::move(response.body);
+  reply.keep_alive(keep_alive);
+  reply.prepare_payload();
+  stream.expires_after(options.idle_timeout);
+  auto [ec, n] = co_await http::async_write(stream, reply, kTuple);
+  co_return !ec && keep_alive;
+}
+
+// The next frames of `events`: "" after kStreamKeepAlive without any, nullopt once it ended.
+net::awaitable<std::optional<std::string>> HttpServer::Impl::next_frames(EventStream &events,
+                                                                         net::steady_timer &timer) {
+  std::string frames;
+  if (!events.take(frames)) co_return std::nullopt;
+  if (!frames.empty()) co_return frames;
+  // The waker cancels the timer through this strand, so it cannot slip in between the take()
+  // above and this wait.
+  timer.expires_after(kStreamKeepAlive);
+  co_await timer.async_wait(kTuple);
+  if (!events.take(frames)) co_return std::nullopt;
+  co_return frames;
+}
+
+net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
+                                                    const Request &request,
+                                                    const ApiResponse &response, bool keep_alive) {
+  EventStream &events = *response.stream;
+  auto timer = std::make_shared<net::steady_timer>(stream.get_executor());
+  events.set_waker([timer, executor = stream.get_executor()] {
+    net::post(executor, [timer] { timer->cancel(); });
+  });
+  streams++;
+  struct Done {
+    EventStream &events;
+    std::atomic<std::size_t> &streams;
+    ~Done() {
+      events.abandon();  // drops the waker; a turn still running goes on unwatched
+      streams--;
+    }
+  } done{events, streams};
+  stream.expires_never();
+  if (!events.sse()) {  // one JSON document, sent whole once the turn has produced it
+    std::string body;
+    while (auto frames = co_await next_frames(events, *timer)) body += *frames;
+    ApiResponse whole;
+    whole.status = events.status();
+    whole.content_type = response.content_type;
+    whole.body = std::move(body);
+    co_return co_await write_plain(stream, request, std::move(whole), keep_alive);
+  }
+  http::response<http::empty_body> head{http::status::ok, request.version()};
+  head.set(http::field::content_type, "text/event-stream");
+  head.set(http::field::cache_control, "no-cache");
+  add_cors(head, request);
+  head.chunked(true);
+  head.keep_alive(keep_alive);
+  http::response_serializer<http::empty_body> serializer{head};
+  if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec)
+    co_return false;
+  while (auto frames = co_await next_frames(events, *timer)) {
+    if (frames->empty()) *frames = ": keep-alive\n\n";
+    if (auto [ec, n] =
+            co_await net::async_write(stream, http::make_chunk(net::buffer(*frames)), kTuple);
+        ec)
+      co_return false;  // the client went away
+  }
+  auto [ec, n] = co_await net::async_write(stream, http::make_chunk_last(), kTuple);
+  co_return !ec && keep_alive;
+}
+
+net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream) {
+  beast::flat_buffer buffer;
+  for (bool keep_alive = true; keep_alive;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+    parser.body_limit(options.max_body_bytes);
+    stream.expires_after(options.idle_timeout);
+    auto [ec, n] = co_await http::async_read(stream, buffer, parser, kTuple);
+    if (ec == http::error::body_limit || ec == http::error::header_limit) {
+      Request partial = parser.get();
+      co_await write_plain(
+          stream, partial,
+          error_response(
+              413, "too_large",
+              fmt::format("the request is larger than the limit ({} header bytes, {} body bytes)",
+                          options.max_header_bytes, options.max_body_bytes)),
+          false);
+      break;
+    }
+    if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
+        ec == net::error::connection_reset || ec == net::error::operation_aborted)
+      break;
+    if (ec) {
+      Request partial;
+      co_await write_plain(stream, partial,
+                           error_response(400, "bad_request",
+                                          fmt::format("malformed HTTP request: {}", ec.message())),
+                           false);
+      break;
+    }
+    Request request = parser.release();
+    keep_alive = request.keep_alive();
+    ApiResponse response;
+    if (auto refused = gatekeep(request)) {
+      response = std::move(*refused);
+    } else {
+      std::string_view target = request.target();
+      auto api_request = std::make_shared<const ApiRequest>(
+          ApiRequest{std::string(request.method_string()),
+                     std::string(target.substr(0, target.find('?'))), std::move(request.body())});
+      response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
+    }
+    keep_alive = response.stream
+                     ? co_await write_stream(stream, request, response, keep_alive)
+                     : co_await write_plain(stream, request, std::move(response), keep_alive);
+  }
+  boost::system::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+bool listen_is_loopback(const std::string &listen) {
+  return parse_listen(listen).address().is_loopback();
+}
+
+HttpServer::HttpServer(HttpServerOptions options, Api &api)
+    : impl_(std::make_unique<Impl>(std::move(options), api)) {
+  const tcp::endpoint endpoint = parse_listen(impl_->options.listen);
+  boost::system::error_code ec;
+  auto &acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("cannot listen on {}: {}", impl_->options.listen, ec.message()));
+  net::co_spawn(impl_->io, impl_->accept_loop(), net::detached);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, impl_->options.io_threads); ++i)
+    impl_->threads.emplace_back([this] { impl_->io.run(); });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+std::string HttpServer::address() const {
+  const auto endpoint = impl_->acceptor.local_endpoint();
+  const auto host = endpoint.address().to_string();
+  return endpoint.address().is_v6() ? fmt::format("[{}]:{}", host, endpoint.port())
+                                    : fmt::format("{}:{}", host, endpoint.port());
+}
+
+bool HttpServer::loopback() const {
+  return impl_->acceptor.local_endpoint().address().is_loopback();
+}
+
+void HttpServer::wait_for_signal() {
+  net::signal_set signals(impl_->io, SIGTERM, SIGINT);
+  std::promise<int> received;
+  signals.async_wait(
+      [&received](const boost::system::error_code &, int signal) { received.set_value(signal); });
+  received.get_future().wait();
+}
+
+void HttpServer::stop_accepting() {
+  std::promise<void> closed;
+  net::post(impl_->acceptor.get_executor(), [this, &closed] {
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    closed.set_value();
+  });
+  closed.get_future().wait();
+}
+
+std::size_t HttpServer::open_streams() const { return impl_->streams.load(); }
+
+void HttpServer::stop() {
+  if (impl_->threads.empty()) return;
+  impl_->io.stop();
+  for (auto &t : impl_->threads) t.join();
+  impl_->threads.clear();
+}
+
+}  // namespace amplifier::host::serve

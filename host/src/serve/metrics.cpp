@@ -1,0 +1,131 @@
+#include "metrics.hpp"
+
+#include "amplifier/events.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+namespace amplifier::host::serve {
+namespace json = boost::json;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string kind_of(const json::object &data) {
+  const json::value *error = data.if_contains("error");
+  const json::object *fields = error && error->is_object() ? &error->as_object() : &data;
+  const json::value *kind = fields->if_contains("kind");
+  return kind && kind->is_string() ? std::string(kind->as_string()) : "unknown";
+}
+
+std::int64_t integer_member(const json::object &o, std::string_view key) {
+  const json::value *v = o.if_contains(key);
+  return v && v->is_int64() ? v->as_int64() : v && v->is_uint64() ? v->as_uint64() : 0;
+}
+
+void add_counter(std::string &out, std::string_view name, std::string_view help,
+                 std::string_view label,
+                 const std::map<std::string, std::uint64_t, std::less<>> &values) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} counter\n", name, help, name);
+  for (const auto &[key, count] : values)
+    out += fmt::format("{}{{{}=\"{}\"}} {}\n", name, label, key, count);
+}
+
+}  // namespace
+
+void Metrics::turn_finished(std::string_view status) {
+  std::lock_guard lock(mutex_);
+  turns_[std::string(status)]++;
+}
+
+void Metrics::error(std::string_view kind) {
+  std::lock_guard lock(mutex_);
+  errors_[std::string(kind)]++;
+}
+
+void Metrics::tokens(std::string_view direction, std::int64_t count) {
+  if (count <= 0) return;
+  std::lock_guard lock(mutex_);
+  tokens_[std::string(direction)] += static_cast<std::uint64_t>(count);
+}
+
+void Metrics::provider_latency(double seconds) {
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
+    if (seconds <= kLatencyBuckets[i]) latency_counts_[i]++;
+  latency_count_++;
+  latency_sum_ += seconds;
+}
+
+void Metrics::observe(HookRegistry &hooks) {
+  // A session's provider calls follow one another, so one start time per session suffices.
+  auto started = std::make_shared<std::atomic<Clock::rep>>(0);
+  hooks.register_handler(
+      std::string(events::kProviderRequest),
+      [started](std::string_view, const json::object &) {
+        started->store(Clock::now().time_since_epoch().count());
+        return HookResult{};
+      },
+      0, "serve-metrics");
+  hooks.register_handler(
+      std::string(events::kProviderResponse),
+      [this, started](std::string_view, const json::object &data) {
+        if (auto since = started->exchange(0))
+          provider_latency(std::chrono::duration<double>(Clock::now().time_since_epoch() -
+                                                         Clock::duration(since))
+                               .count());
+        if (const json::value *usage = data.if_contains("usage"); usage && usage->is_object()) {
+          tokens("input", integer_member(usage->as_object(), "input_tokens"));
+          tokens("output", integer_member(usage->as_object(), "output_tokens"));
+        }
+        return HookResult{};
+      },
+      0, "serve-metrics");
+  for (auto event : {events::kProviderError, events::kToolError})
+    hooks.register_handler(
+        std::string(event),
+        [this, event](std::string_view, const json::object &data) {
+          error(event == events::kToolError ? "tool" : kind_of(data));
+          return HookResult{};
+        },
+        0, "serve-metrics");
+}
+
+std::string Metrics::prometheus(std::size_t sessions_open, std::size_t turns_running) const {
+  std::string out;
+  out += fmt::format(
+      "# HELP amplifier_sessions Sessions open.\n# TYPE amplifier_sessions gauge\n"
+      "amplifier_sessions {}\n",
+      sessions_open);
+  out += fmt::format(
+      "# HELP amplifier_sessions_created_total Sessions created.\n"
+      "# TYPE amplifier_sessions_created_total counter\n"
+      "amplifier_sessions_created_total {}\n",
+      sessions_created_.load());
+  out += fmt::format(
+      "# HELP amplifier_turns_running Turns running.\n"
+      "# TYPE amplifier_turns_running gauge\namplifier_turns_running {}\n",
+      turns_running);
+  std::lock_guard lock(mutex_);
+  add_counter(out, "amplifier_turns_total", "Turns finished, by status.", "status", turns_);
+  add_counter(out, "amplifier_tokens_total", "Tokens the providers reported.", "direction",
+              tokens_);
+  add_counter(out, "amplifier_errors_total", "Provider, tool and turn errors, by kind.", "kind",
+              errors_);
+  out +=
+      "# HELP amplifier_provider_latency_seconds Provider call time, request to response.\n"
+      "# TYPE amplifier_provider_latency_seconds histogram\n";
+  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
+    out += fmt::format("amplifier_provider_latency_seconds_bucket{{le=\"{}\"}} {}\n",
+                       kLatencyBuckets[i], latency_counts_[i]);
+  out += fmt::format(
+      "amplifier_provider_latency_seconds_bucket{{le=\"+Inf\"}} {}\n"
+      "amplifier_provider_latency_seconds_sum {}\n"
+      "amplifier_provider_latency_seconds_count {}\n",
+      latency_count_, latency_sum_, latency_count_);
+  return out;
+}
+
+}  // namespace amplifier::host::serve

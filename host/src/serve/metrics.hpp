@@ -1,0 +1,43 @@
+// What `GET /metrics` reports, in the Prometheus text format: sessions, turns, tokens, the
+// providers' latency and errors by kind. Thread-safe.
+#pragma once
+#include "amplifier/hooks.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace amplifier::host::serve {
+
+class Metrics {
+ public:
+  void session_created() { sessions_created_++; }
+  void turn_finished(std::string_view status);
+  void error(std::string_view kind);
+  void tokens(std::string_view direction, std::int64_t count);
+  void provider_latency(double seconds);
+
+  // Counts tokens, provider latency and provider/tool errors from a session's events.
+  void observe(HookRegistry &hooks);
+
+  // The exposition text; the gauges are passed in by whoever knows them.
+  std::string prometheus(std::size_t sessions_open, std::size_t turns_running) const;
+
+ private:
+  static constexpr std::array<double, 11> kLatencyBuckets = {0.05, 0.1, 0.25, 0.5, 1,  2.5,
+                                                             5,    10,  30,   60,  120};
+  std::atomic<std::uint64_t> sessions_created_{0};
+  mutable std::mutex mutex_;
+  std::map<std::string, std::uint64_t, std::less<>> turns_;   // by status
+  std::map<std::string, std::uint64_t, std::less<>> errors_;  // by kind
+  std::map<std::string, std::uint64_t, std::less<>> tokens_;  // input | output
+  std::array<std::uint64_t, kLatencyBuckets.size()> latency_counts_{};
+  std::uint64_t latency_count_ = 0;
+  double latency_sum_ = 0;
+};
+
+}  // namespace amplifier::host::serve

@@ -1,0 +1,94 @@
+// A session the server holds: the kernel Session, what the API shows of it, the listener its
+// running turn streams to, and the approvals waiting for an answer over HTTP.
+#pragma once
+#include "amplifier/hooks.hpp"
+#include "amplifier/session.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amplifier::host::serve {
+
+class ServedSession {
+ public:
+  // Receives every event of the session (as `--format jsonl` shows it) while a turn streams.
+  using Listener = std::function<void(HookEvent &event)>;
+  // Receives the SSE event announcing an approval request ("approval:request").
+  using ApprovalListener = std::function<void(const boost::json::object &announcement)>;
+
+  ServedSession(std::unique_ptr<Session> session, boost::json::value metadata,
+                std::filesystem::path work_dir);
+
+  Session &session() { return *session_; }
+  const std::string &id() const { return id_; }
+  const boost::json::value &metadata() const { return metadata_; }
+  const std::string &created() const { return created_; }
+  const std::filesystem::path &work_dir() const { return work_dir_; }
+
+  // Starts a turn streaming to `listener`/`on_approval`; `done` runs once with its result.
+  // False when a turn is already running (the caller answers 409).
+  bool start_turn(std::string_view prompt, Listener listener, ApprovalListener on_approval,
+                  std::function<void(TurnResult)> done);
+  bool running() const;
+  // Waits up to `limit` for the running turn (if any) to end; false if it did not.
+  bool wait_idle(std::chrono::milliseconds limit);
+
+  // The coordinator's approval handler: announces the request to the running turn's stream
+  // and waits for answer(), the request's timeout (its default, normally deny) or a cancel.
+  boost::json::object ask_approval(const boost::json::object &request);
+  // false: no such approval is waiting.
+  bool answer(const std::string &approval_id, boost::json::object decision);
+
+ private:
+  struct Pending {
+    std::optional<boost::json::object> decision;
+  };
+  void forward(HookEvent &event);
+  void announce(const boost::json::object &announcement);
+
+  std::unique_ptr<Session> session_;
+  const std::string id_;
+  const boost::json::value metadata_;
+  const std::string created_;  // RFC 3339, UTC
+  const std::filesystem::path work_dir_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable answered_;
+  bool running_ = false;
+  Listener listener_;
+  ApprovalListener approval_listener_;
+  std::map<std::string, std::shared_ptr<Pending>> approvals_;
+};
+
+// The sessions of one server, by id. Thread-safe.
+class SessionRegistry {
+ public:
+  void add(std::shared_ptr<ServedSession> session);
+  std::shared_ptr<ServedSession> find(const std::string &id) const;
+  std::shared_ptr<ServedSession> remove(const std::string &id);
+  std::vector<std::shared_ptr<ServedSession>> all() const;  // oldest first
+  std::size_t running() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<ServedSession>> sessions_;
+};
+
+// Cancels (immediately) a running turn, waits for it to end, then ends the session (unmounts,
+// session:end). Blocks: call it from a worker or the main thread, never from a turn's thread,
+// which the kernel still uses after `done` returns.
+void end_session(std::shared_ptr<ServedSession> session, bool remove_work_dir);
+// The same on a worker thread.
+void retire(std::shared_ptr<ServedSession> session, bool remove_work_dir);
+
+}  // namespace amplifier::host::serve

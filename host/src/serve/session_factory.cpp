@@ -1,0 +1,124 @@
+#include "session_factory.hpp"
+
+#include "api_types.hpp"
+#include "child_policy.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace amplifier::host::serve {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+namespace {
+
+bool valid_plan_name(const std::string &name) {
+  return !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  }) && name.find("..") == std::string::npos;
+}
+
+std::string problems_text(const MountPlanError &e) {
+  std::string text;
+  for (const auto &p : e.problems()) text += (text.empty() ? "" : "; ") + p.to_string();
+  return text;
+}
+
+MountPlan load_checked(const std::function<MountPlan()> &load) {
+  try {
+    return load();
+  } catch (const MountPlanError &e) {
+    throw ApiError(400, "invalid_plan", problems_text(e));
+  }
+}
+
+// What the API says when a session cannot start: the error, then each module that failed.
+std::string init_failure(const SessionError &e, const Session &session) {
+  std::string text = e.what();
+  for (const auto &f : session.load_failures())
+    text += fmt::format("; {} '{}': {}", f.mount_point, f.module, f.error);
+  return text;
+}
+
+void make_private_dir(const fs::path &dir) {
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+}
+
+}  // namespace
+
+void confine_tools(MountPlan &plan, const fs::path &dir) {
+  const json::array here{"."};
+  for (auto &tool : plan.tools) {
+    if (tool.module == "tool-filesystem") {
+      tool.config["working_dir"] = dir.string();
+      tool.config["allowed_read_paths"] = here;
+      tool.config["allowed_write_paths"] = here;
+    } else if (tool.module == "tool-bash") {
+      tool.config["working_dir"] = dir.string();
+      tool.config["allowed_paths"] = here;
+    }
+  }
+}
+
+std::optional<fs::path> SessionFactory::named_plan_file(const std::string &name) const {
+  if (options_.plans_dir.empty() || !valid_plan_name(name)) return std::nullopt;
+  for (const char *ext : {".yaml", ".yml"}) {
+    fs::path file = options_.plans_dir / (name + ext);
+    if (fs::is_regular_file(file)) return file;
+  }
+  return std::nullopt;
+}
+
+MountPlan SessionFactory::plan_for(const json::value *spec) const {
+  if (!spec || spec->is_null()) return options_.default_plan;
+  if (spec->is_object()) {
+    // JSON is YAML: the inline plan goes through the same parser and checks as a file.
+    std::string text = json::serialize(*spec);
+    return load_checked([&] { return parse_mount_plan(text, "<inline plan>"); });
+  }
+  if (!spec->is_string())
+    throw ApiError(400, "invalid_request", "'plan' must be a plan name or a plan object");
+  const std::string name(spec->as_string());
+  if (options_.plans_dir.empty())
+    throw ApiError(400, "invalid_request",
+                   "'plan' names a plan, but the server has no --plans-dir");
+  auto file = named_plan_file(name);
+  if (!file)
+    throw ApiError(404, "plan_not_found",
+                   fmt::format("no plan '{}' in {}", name, options_.plans_dir.string()));
+  return load_checked([&] { return load_mount_plan(*file); });
+}
+
+MountPlan SessionFactory::plan_for_model(const std::string &name) const {
+  auto file = named_plan_file(name);
+  if (!file) return options_.default_plan;
+  return load_checked([&] { return load_mount_plan(*file); });
+}
+
+std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata) const {
+  SessionOptions session_options;
+  session_options.session_id = new_uuid();
+  const fs::path dir = options_.root / "sessions" / session_options.session_id;
+  make_private_dir(dir);
+  confine_tools(plan, dir);
+  session_options.child_policy = std::make_shared<HostChildPolicy>(nullptr, dir);
+  auto session = std::make_unique<Session>(std::move(plan), session_options);
+  Session &kernel_session = *session;
+  publish_agents(kernel_session, dir);
+  metrics_.observe(kernel_session.hooks());
+  auto served = std::make_shared<ServedSession>(std::move(session), std::move(metadata), dir);
+  try {
+    kernel_session.initialize();
+  } catch (const SessionError &e) {
+    const std::string message = init_failure(e, kernel_session);
+    end_session(std::move(served), /*remove_work_dir=*/true);
+    throw ApiError(422, "session_init_failed", message);
+  }
+  metrics_.session_created();
+  return served;
+}
+
+}  // namespace amplifier::host::serve

@@ -1,0 +1,269 @@
+#include "serve_harness.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace amp_serve_test {
+namespace {
+
+const std::string kAmplifier = AMP_BINARY_DIR "/host/amplifier";
+constexpr auto kIoLimit = std::chrono::seconds(30);
+
+int connect_to(unsigned short port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot connect to the server");
+  }
+  return fd;
+}
+
+void send_all(int fd, const std::string &data) {
+  std::size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may close early (413): what it answered is still read
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// Appends what arrives within `limit`; false at end of stream or timeout.
+bool receive_some(int fd, std::string &into, std::chrono::milliseconds limit) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(limit.count())) <= 0) return false;
+  char buffer[16384];
+  ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+  if (n <= 0) return false;
+  into.append(buffer, static_cast<std::size_t>(n));
+  return true;
+}
+
+std::string request_text(const std::string &method, const std::string &target,
+                         const std::string &body, const std::vector<std::string> &headers) {
+  std::string text =
+      method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  for (const auto &h : headers) text += h + "\r\n";
+  if (!body.empty() || method == "POST")
+    text +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  return text + "\r\n" + body;
+}
+
+std::string dechunk(const std::string &body) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < body.size()) {
+    std::size_t eol = body.find("\r\n", at);
+    if (eol == std::string::npos) break;
+    std::size_t size = std::stoul(body.substr(at, eol - at), nullptr, 16);
+    if (size == 0) break;
+    out += body.substr(eol + 2, size);
+    at = eol + 2 + size + 2;
+  }
+  return out;
+}
+
+Reply parse_reply(const std::string &raw) {
+  Reply reply;
+  std::size_t head_end = raw.find("\r\n\r\n");
+  if (raw.size() < 12 || head_end == std::string::npos) return reply;
+  reply.status = std::stoi(raw.substr(9, 3));
+  std::size_t at = raw.find("\r\n") + 2;
+  while (at < head_end) {
+    std::size_t eol = raw.find("\r\n", at);
+    std::string line = raw.substr(at, eol - at);
+    std::size_t colon = line.find(':');
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    reply.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+    at = eol + 2;
+  }
+  reply.body = raw.substr(head_end + 4);
+  if (reply.headers["transfer-encoding"] == "chunked") reply.body = dechunk(reply.body);
+  return reply;
+}
+
+}  // namespace
+
+Scratch::Scratch() : amp_test::TempDir("amp-serve-test") { fs::create_directories(dir / "home"); }
+
+fs::path Scratch::write(const std::string &name, const std::string &text) const {
+  fs::path p = dir / name;
+  amp_test::write_file(p, text);
+  return p;
+}
+
+ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args,
+                           std::string listen) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::vector<std::string> argv{kAmplifier, "serve", "--listen", listen};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    ::chdir(scratch.dir.c_str());
+    const std::string home = (scratch.dir / "home").string();
+    ::setenv("HOME", home.c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", (home + "/config").c_str(), 1);
+    ::setenv("XDG_DATA_HOME", (home + "/data").c_str(), 1);
+    ::setenv("AMPLIFIER_HOME", (scratch.dir / "amphome").c_str(), 1);
+    for (const char *name : {"AMPLIFIER_MODULE_PATH", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
+                             "AZURE_OPENAI_ENDPOINT", "GEMINI_API_KEY", "GOOGLE_API_KEY"})
+      ::unsetenv(name);
+    std::vector<char *> c_argv;
+    for (auto &a : argv) c_argv.push_back(a.data());
+    c_argv.push_back(nullptr);
+    ::execv(kAmplifier.c_str(), c_argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  err_fd_ = pipe_fds[0];
+  reader_ = std::thread([this] {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(err_fd_, buffer, sizeof buffer)) > 0;) {
+      std::lock_guard lock(mutex_);
+      err_.append(buffer, static_cast<std::size_t>(n));
+    }
+  });
+  const std::string marker = "listening on http://";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string text = err();
+    if (auto at = text.find(marker);
+        at != std::string::npos && text.find('\n', at) != std::string::npos) {
+      std::string address = text.substr(at + marker.size());
+      address = address.substr(0, address.find_first_of(" \n"));
+      port_ = static_cast<unsigned short>(std::stoi(address.substr(address.rfind(':') + 1)));
+      return;
+    }
+    int status;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("amplifier serve did not start: " + err());
+}
+
+ServeProcess::~ServeProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  if (reader_.joinable()) reader_.join();
+  if (err_fd_ >= 0) ::close(err_fd_);
+}
+
+std::string ServeProcess::err() const {
+  std::lock_guard lock(mutex_);
+  return err_;
+}
+
+void ServeProcess::signal(int signal) {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
+int ServeProcess::wait(std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      if (reader_.joinable()) reader_.join();
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+Reply request(unsigned short port, const std::string &method, const std::string &target,
+              const std::string &body, const std::vector<std::string> &headers) {
+  StreamingRequest stream(port, method, target, body, headers);
+  stream.read_to_end();
+  return parse_reply(stream.raw());
+}
+
+StreamingRequest::StreamingRequest(unsigned short port, const std::string &method,
+                                   const std::string &target, const std::string &body,
+                                   const std::vector<std::string> &headers)
+    : fd_(connect_to(port)) {
+  send_all(fd_, request_text(method, target, body, headers));
+}
+
+StreamingRequest::~StreamingRequest() { close(); }
+
+void StreamingRequest::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+bool StreamingRequest::read_until(const std::string &needle) {
+  const auto deadline = std::chrono::steady_clock::now() + kIoLimit;
+  while (raw_.find(needle) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (!receive_some(fd_, raw_, std::chrono::milliseconds(200)) &&
+        ::recv(fd_, nullptr, 0, MSG_DONTWAIT | MSG_PEEK) == 0)
+      return raw_.find(needle) != std::string::npos;
+  }
+  return true;
+}
+
+void StreamingRequest::read_to_end() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    char buffer[16384];
+    ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+    if (n <= 0) return;
+    raw_.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::string read_text(const fs::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> event_names(const std::string &sse) {
+  std::vector<std::string> names;
+  for (std::size_t at = 0; (at = sse.find("event: ", at)) != std::string::npos;) {
+    if (at > 0 && sse[at - 1] != '\n') {
+      at += 7;
+      continue;
+    }
+    std::size_t eol = sse.find('\n', at);
+    names.push_back(sse.substr(at + 7, eol - at - 7));
+    at = eol;
+  }
+  return names;
+}
+
+std::string last_data(const std::string &sse, const std::string &name) {
+  std::size_t at = sse.rfind("event: " + name + "\n");
+  if (at == std::string::npos) return {};
+  std::size_t data = sse.find("data: ", at);
+  return sse.substr(data + 6, sse.find('\n', data) - data - 6);
+}
+
+}  // namespace amp_serve_test

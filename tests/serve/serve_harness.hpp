@@ -1,0 +1,83 @@
+// Runs the real `amplifier serve` (port 0) in a scratch directory and talks HTTP to it.
+#pragma once
+#include "temp_files.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace amp_serve_test {
+
+namespace fs = std::filesystem;
+
+// A scratch directory with its own HOME and XDG folders (so a token file lands there).
+struct Scratch : amp_test::TempDir {
+  const fs::path dir = path();
+  Scratch();
+  fs::path write(const std::string &name, const std::string &text) const;
+};
+
+// `amplifier serve ARGS --listen ...` as a child process. Its stderr is collected; the
+// constructor returns once it printed its address.
+class ServeProcess {
+ public:
+  ServeProcess(const Scratch &scratch, std::vector<std::string> args,
+               std::string listen = "127.0.0.1:0");
+  ~ServeProcess();  // SIGKILL if still running
+  ServeProcess(const ServeProcess &) = delete;
+  ServeProcess &operator=(const ServeProcess &) = delete;
+
+  unsigned short port() const { return port_; }
+  std::string err() const;
+  void signal(int signal);
+  // Waits for the process to end: its exit code (-1 on timeout or a signal).
+  int wait(std::chrono::seconds limit = std::chrono::seconds(60));
+
+ private:
+  int pid_ = -1;
+  int err_fd_ = -1;
+  unsigned short port_ = 0;
+  mutable std::mutex mutex_;
+  std::string err_;
+  std::thread reader_;
+};
+
+struct Reply {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+};
+
+// One request on a fresh connection, read to the end (a stream until its last chunk).
+Reply request(unsigned short port, const std::string &method, const std::string &target,
+              const std::string &body = "", const std::vector<std::string> &headers = {});
+
+// A request whose response is read a piece at a time (an event stream, mid-turn).
+class StreamingRequest {
+ public:
+  StreamingRequest(unsigned short port, const std::string &method, const std::string &target,
+                   const std::string &body, const std::vector<std::string> &headers = {});
+  ~StreamingRequest();
+  // Reads until `needle` is in what came so far (or the connection ends / 30 s pass).
+  bool read_until(const std::string &needle);
+  void read_to_end();
+  const std::string &raw() const { return raw_; }
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string raw_;
+};
+
+std::string read_text(const fs::path &file);
+
+// The `event:` names of an SSE text, in order.
+std::vector<std::string> event_names(const std::string &sse);
+// The JSON of the last `data:` line of the event named `name`.
+std::string last_data(const std::string &sse, const std::string &name);
+
+}  // namespace amp_serve_test

@@ -1,0 +1,338 @@
+// amplifier serve, the real process on port 0, driven over HTTP.
+#include "serve_harness.hpp"
+
+#include <boost/json.hpp>
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <future>
+#include <sys/stat.h>
+
+using namespace amp_serve_test;
+namespace json = boost::json;
+
+namespace {
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+json::object body_json(const Reply &reply) { return json::parse(reply.body).as_object(); }
+
+// A mock whose answer streams slowly (about 2 s) so a test can act in the middle of a turn.
+const char *kSlowPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      chunk_size: 2
+      delay_ms: 40
+      responses:
+        - text: "a slow answer that keeps streaming for a while: END-OF-ANSWER"
+)";
+
+const char *kQuickPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - text: "hello from the mock"
+)";
+
+// The mock asks for list_directory; hooks-approval asks the user (over HTTP) first.
+const char *kApprovalPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: list_directory, input: {path: "."}}]
+        - text: "listed"
+tools: [{module: tool-filesystem}]
+hooks:
+  - {module: hooks-approval, config: {rules: [{tool: list_directory, action: ask}]}}
+)";
+
+std::string create_session(unsigned short port, const std::string &body = "{}") {
+  Reply r = request(port, "POST", "/v1/sessions", body);
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  return std::string(body_json(r).at("id").as_string());
+}
+
+std::string messages_path(const std::string &id) { return "/v1/sessions/" + id + "/messages"; }
+
+// A turn of a new session on a slow plan, read up to its first answer text.
+struct TurnInFlight {
+  std::string id;
+  StreamingRequest turn;
+  explicit TurnInFlight(unsigned short port)
+      : id(create_session(port)), turn(port, "POST", messages_path(id), R"({"prompt":"go"})") {
+    REQUIRE(turn.read_until("content_block:delta"));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a session is created, streams a turn's events in order and is deleted") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  const std::string id = create_session(serve.port(), R"({"metadata":{"user":"ada"}})");
+
+  Reply turn = request(serve.port(), "POST", messages_path(id), R"({"prompt":"hi"})");
+  CHECK(turn.status == 200);
+  CHECK(turn.headers["content-type"] == "text/event-stream");
+  auto names = event_names(turn.body);
+  REQUIRE_FALSE(names.empty());
+  CHECK(names.front() == "session:start");
+  CHECK(names.back() == "turn:result");
+  auto position = [&](const std::string &n) {
+    return std::find(names.begin(), names.end(), n) - names.begin();
+  };
+  CHECK(position("prompt:submit") < position("content_block:delta"));
+  CHECK(position("content_block:delta") < position("prompt:complete"));
+  // The events are the objects of `run --format jsonl`.
+  auto delta = json::parse(last_data(turn.body, "content_block:delta")).as_object();
+  CHECK(delta.at("session_id").as_string() == id);
+  CHECK(delta.contains("ts"));
+  auto result = json::parse(last_data(turn.body, "turn:result")).as_object().at("data").as_object();
+  CHECK(result.at("status").as_string() == "success");
+  CHECK(result.at("response").as_string() == "hello from the mock");
+
+  Reply list = request(serve.port(), "GET", "/v1/sessions");
+  auto sessions = body_json(list).at("sessions").as_array();
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].at("metadata").at("user").as_string() == "ada");
+  CHECK(sessions[0].at("running").as_bool() == false);
+
+  Reply shown = request(serve.port(), "GET", "/v1/sessions/" + id);
+  CHECK(shown.status == 200);
+  CHECK(contains(shown.body, "hello from the mock"));
+  CHECK(body_json(shown).at("messages").as_array().size() >= 2);
+
+  CHECK(request(serve.port(), "DELETE", "/v1/sessions/" + id).status == 200);
+  CHECK(request(serve.port(), "GET", "/v1/sessions/" + id).status == 404);
+}
+
+TEST_CASE("bad requests get JSON errors naming the problem and the server keeps running") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string(), "--max-body-bytes",
+                         "1000", "--plans-dir", s.dir.string()});
+  Reply unknown = request(serve.port(), "GET", "/v1/sessions/nope");
+  CHECK(unknown.status == 404);
+  CHECK(contains(unknown.body, "no session 'nope'"));
+  Reply method = request(serve.port(), "PUT", "/v1/sessions");
+  CHECK(method.status == 405);
+  CHECK(contains(method.headers["allow"], "POST"));
+  Reply big = request(serve.port(), "POST", "/v1/sessions", std::string(5000, ' '));
+  CHECK(big.status == 413);
+  Reply malformed = request(serve.port(), "POST", "/v1/sessions", "{not json");
+  CHECK(malformed.status == 400);
+  CHECK(contains(malformed.body, "not valid JSON"));
+  Reply no_prompt =
+      request(serve.port(), "POST", messages_path(create_session(serve.port())), "{}");
+  CHECK(no_prompt.status == 400);
+  CHECK(contains(no_prompt.body, "'prompt' is required"));
+  Reply no_plan = request(serve.port(), "POST", "/v1/sessions", R"({"plan":"missing"})");
+  CHECK(no_plan.status == 404);
+  Reply bad_module =
+      request(serve.port(), "POST", "/v1/sessions",
+              R"({"plan":{"session":{"orchestrator":"no-such-loop","context":"context-simple"}}})");
+  CHECK(bad_module.status == 422);
+  CHECK(contains(bad_module.body, "no-such-loop"));
+  CHECK(request(serve.port(), "POST", "/v1/sessions", R"({"plan":"quick"})").status == 201);
+  CHECK(request(serve.port(), "GET", "/healthz").status == 200);
+}
+
+TEST_CASE("a second turn while one runs is refused with 409; cancel ends the running one") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("slow.yaml", kSlowPlan).string()});
+  TurnInFlight running(serve.port());
+  const std::string &id = running.id;
+  StreamingRequest &turn = running.turn;
+
+  Reply second = request(serve.port(), "POST", messages_path(id), R"({"prompt":"again"})");
+  CHECK(second.status == 409);
+  CHECK(contains(second.body, "already running a turn"));
+  CHECK(contains(request(serve.port(), "GET", "/v1/sessions").body, R"("running":true)"));
+
+  Reply bad_level =
+      request(serve.port(), "POST", "/v1/sessions/" + id + "/cancel", R"({"level":"soon"})");
+  CHECK(bad_level.status == 400);
+  Reply cancel =
+      request(serve.port(), "POST", "/v1/sessions/" + id + "/cancel", R"({"level":"immediate"})");
+  CHECK(cancel.status == 202);
+  turn.read_to_end();
+  auto result =
+      json::parse(last_data(turn.raw(), "turn:result")).as_object().at("data").as_object();
+  CHECK(result.at("status").as_string() == "cancelled");
+  CHECK_FALSE(contains(turn.raw(), "END-OF-ANSWER"));
+  // The session is usable again.
+  Reply next = request(serve.port(), "POST", messages_path(id), R"({"prompt":"again"})");
+  CHECK(contains(next.body, "turn:result"));
+}
+
+TEST_CASE("deleting a session cancels its running turn; a client that goes away breaks nothing") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("slow.yaml", kSlowPlan).string()});
+  std::string gone;
+  {
+    TurnInFlight abandoned(serve.port());
+    gone = abandoned.id;
+  }  // disconnected mid-turn: the turn goes on unwatched
+  TurnInFlight running(serve.port());
+  const std::string &id = running.id;
+  StreamingRequest &turn = running.turn;
+  Reply deleted = request(serve.port(), "DELETE", "/v1/sessions/" + id);
+  CHECK(deleted.status == 200);
+  CHECK(contains(deleted.body, R"("cancelled_turn":true)"));
+  turn.read_to_end();
+  CHECK(contains(last_data(turn.raw(), "turn:result"), R"("status":"cancelled")"));
+  CHECK(request(serve.port(), "GET", "/v1/sessions/" + id).status == 404);
+  CHECK(request(serve.port(), "GET", "/v1/sessions/" + gone).status == 200);
+}
+
+TEST_CASE("approvals are answered over HTTP") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("approval.yaml", kApprovalPlan).string()});
+  const std::string id = create_session(serve.port());
+  StreamingRequest turn(serve.port(), "POST", messages_path(id), R"({"prompt":"list"})");
+  REQUIRE(turn.read_until("event: approval:request"));
+  REQUIRE(turn.read_until("\n\n"));
+  const std::string raw = turn.raw();
+  const std::string key = R"("approval_id":")";
+  const auto at = raw.find(key) + key.size();
+  const std::string approval = raw.substr(at, raw.find('"', at) - at);
+  CHECK(request(serve.port(), "POST", "/v1/sessions/" + id + "/approvals/unknown",
+                R"({"decision":"allow_once"})")
+            .status == 404);
+  CHECK(request(serve.port(), "POST", "/v1/sessions/" + id + "/approvals/" + approval,
+                R"({"decision":"maybe"})")
+            .status == 400);
+  Reply answer = request(serve.port(), "POST", "/v1/sessions/" + id + "/approvals/" + approval,
+                         R"({"decision":"allow_once"})");
+  CHECK(answer.status == 200);
+  turn.read_to_end();
+  auto names = event_names(turn.raw());
+  CHECK(std::find(names.begin(), names.end(), "approval:granted") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "tool:post") != names.end());
+  CHECK(contains(last_data(turn.raw(), "turn:result"), R"("response":"listed")"));
+}
+
+TEST_CASE("an unanswered approval is denied when its timeout passes") {
+  Scratch s;
+  std::string plan = kApprovalPlan;
+  plan.replace(plan.find("config: {rules"), 14, "config: {timeout_seconds: 1, rules");
+  ServeProcess serve(s, {"--plan", s.write("approval.yaml", plan).string()});
+  const std::string id = create_session(serve.port());
+  Reply turn = request(serve.port(), "POST", messages_path(id), R"({"prompt":"list"})");
+  auto names = event_names(turn.body);
+  CHECK(std::find(names.begin(), names.end(), "approval:request") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "approval:denied") != names.end());
+}
+
+TEST_CASE("a non-loopback bind requires the bearer token from the 0600 token file") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "0.0.0.0:0");
+  const fs::path file = s.dir / "home/config/amplifier/serve-token";
+  REQUIRE(fs::exists(file));
+  struct stat st {};
+  ::stat(file.c_str(), &st);
+  CHECK((st.st_mode & 0777) == 0600);
+  std::string token = read_text(file);
+  token.erase(token.find_last_not_of("\n") + 1);
+
+  CHECK(request(serve.port(), "GET", "/v1/sessions").status == 401);
+  CHECK(request(serve.port(), "GET", "/v1/sessions", "", {"Authorization: Bearer wrong"}).status ==
+        401);
+  CHECK(
+      request(serve.port(), "GET", "/v1/sessions", "", {"Authorization: Bearer " + token}).status ==
+      200);
+  CHECK(request(serve.port(), "GET", "/healthz").status == 200);
+}
+
+TEST_CASE("SIGTERM lets a running turn finish, then the server exits") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("slow.yaml", kSlowPlan).string()});
+  TurnInFlight running(serve.port());
+  const std::string &id = running.id;
+  StreamingRequest &turn = running.turn;
+  serve.signal(SIGTERM);
+  turn.read_to_end();
+  CHECK(contains(turn.raw(), "END-OF-ANSWER"));
+  CHECK(contains(last_data(turn.raw(), "turn:result"), R"("status":"success")"));
+  CHECK(serve.wait() == 0);
+  CHECK(contains(serve.err(), "amplifier serve: stopped"));
+}
+
+TEST_CASE("SIGTERM cancels a turn that outlasts the grace period") {
+  Scratch s;
+  ServeProcess serve(s,
+                     {"--plan", s.write("slow.yaml", kSlowPlan).string(), "--shutdown-grace", "0"});
+  TurnInFlight running(serve.port());
+  StreamingRequest &turn = running.turn;
+  serve.signal(SIGTERM);
+  turn.read_to_end();
+  CHECK(contains(last_data(turn.raw(), "turn:result"), R"("status":"cancelled")"));
+  CHECK(serve.wait() == 0);
+}
+
+TEST_CASE("openapi.json lists every route; healthz and metrics answer") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  auto doc = body_json(request(serve.port(), "GET", "/v1/openapi.json"));
+  CHECK(doc.at("openapi").as_string() == "3.1.0");
+  const auto &paths = doc.at("paths").as_object();
+  const std::vector<std::pair<std::string, std::string>> routes = {
+      {"/healthz", "get"},
+      {"/metrics", "get"},
+      {"/v1/openapi.json", "get"},
+      {"/v1/sessions", "get"},
+      {"/v1/sessions", "post"},
+      {"/v1/sessions/{id}", "get"},
+      {"/v1/sessions/{id}", "delete"},
+      {"/v1/sessions/{id}/messages", "post"},
+      {"/v1/sessions/{id}/cancel", "post"},
+      {"/v1/sessions/{id}/approvals/{approval_id}", "post"},
+      {"/v1/chat/completions", "post"}};
+  for (const auto &[path, method] : routes) {
+    INFO(method, " ", path);
+    REQUIRE(paths.contains(path));
+    CHECK(paths.at(path).as_object().contains(method));
+  }
+  CHECK(paths.size() == 9);  // no route the server lacks
+
+  const std::string id = create_session(serve.port());
+  request(serve.port(), "POST", messages_path(id), R"({"prompt":"hi"})");
+  Reply metrics = request(serve.port(), "GET", "/metrics");
+  CHECK(metrics.status == 200);
+  CHECK(contains(metrics.body, "amplifier_sessions 1"));
+  CHECK(contains(metrics.body, R"(amplifier_turns_total{status="success"} 1)"));
+  CHECK(contains(metrics.body, "amplifier_provider_latency_seconds_count 1"));
+  CHECK(contains(metrics.body, R"(amplifier_tokens_total{direction="output"})"));
+}
+
+TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
+  const fs::path client = AMP_SOURCE_DIR "/tests/serve/client";
+  if (!fs::exists(client / "node_modules/openai"))
+    FAIL(
+        "the openai npm client is not installed: run scripts/install-deps.sh (npm ci in "
+        "tests/serve/client)");
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  const std::string base = "http://127.0.0.1:" + std::to_string(serve.port()) + "/v1";
+  for (const std::string mode : {"stream", "once"}) {
+    INFO(mode);
+    const fs::path out = s.dir / ("node-" + mode + ".out");
+    const std::string command = "node " + (client / "chat.mjs").string() + " " + base +
+                                " default " + mode + " hi > " + out.string() + " 2>&1";
+    int status = std::system(command.c_str());
+    const std::string text = read_text(out);
+    INFO(text);
+    REQUIRE(status == 0);
+    auto reply = json::parse(text).as_object();
+    CHECK(reply.at("text").as_string() == "hello from the mock");
+    CHECK(reply.at("finish_reason").as_string() == "stop");
+    CHECK(reply.at("object").as_string() ==
+          (mode == "stream" ? "chat.completion.chunk" : "chat.completion"));
+    if (mode == "stream") CHECK(reply.at("chunks").as_int64() >= 3);
+  }
+}
