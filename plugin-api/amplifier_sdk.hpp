@@ -80,6 +80,7 @@ struct HostProcs {
   amp_emit_content_delta_fn emit_content_delta = nullptr;
   amp_hook_has_handlers_fn hook_has_handlers = nullptr;
   amp_work_submit_fn work_submit = nullptr;
+  amp_tools_changed_fn tools_changed = nullptr;
 };
 
 inline HostProcs &host_procs() noexcept {
@@ -98,6 +99,8 @@ inline void resolve_host_procs(const amp_host_api *api) noexcept {
     procs.hook_has_handlers =
         reinterpret_cast<amp_hook_has_handlers_fn>(api->get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
     procs.work_submit = reinterpret_cast<amp_work_submit_fn>(api->get_proc(AMP_PROC_WORK_SUBMIT));
+    procs.tools_changed =
+        reinterpret_cast<amp_tools_changed_fn>(api->get_proc(AMP_PROC_TOOLS_CHANGED));
   }
   host_procs() = procs;
 }
@@ -187,6 +190,12 @@ class Host {
   }
   amp_cancel_level cancel_state(amp_call_id call) const noexcept {
     return api_->call_cancel_state(h_, call);
+  }
+  // A tool module's tools changed: the host lists them again (amplifier_plugin.h,
+  // "tools_changed"). False when the host cannot (too old, isolated) or refused the new list.
+  bool tools_changed() const noexcept {
+    auto fn = host_procs().tools_changed;
+    return fn && fn(h_) == AMP_OK;
   }
 
   // Typed stream deltas for a call this module serves: every provider reports its deltas

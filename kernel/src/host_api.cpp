@@ -398,6 +398,13 @@ amp_status api_work_submit(amp_host *h, std::uint32_t delay_ms, void (*fn)(void 
   });
 }
 
+amp_status api_tools_changed(amp_host *h) {
+  return guard(h, "tools_changed", [&](Coordinator &c, MountedModule &self) {
+    c.refresh_tools(self);
+    return AMP_OK;
+  });
+}
+
 // Host functions by name (amplifier_plugin.h, "Host functions by name"). Sorted lookups are
 // not worth it: modules look each name up once.
 amp_proc api_get_proc(const char *name) {
@@ -407,6 +414,7 @@ amp_proc api_get_proc(const char *name) {
   if (wanted == AMP_PROC_EMIT_CONTENT_DELTA) return reinterpret_cast<amp_proc>(&api_emit_content_delta);
   if (wanted == AMP_PROC_HOOK_HAS_HANDLERS) return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
   if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
+  if (wanted == AMP_PROC_TOOLS_CHANGED) return reinterpret_cast<amp_proc>(&api_tools_changed);
   return nullptr;
 }
 
