@@ -18,33 +18,10 @@ extern char **environ;
 namespace amplifier::module_support {
 namespace {
 
-// The host's environment with `overrides` applied, as "NAME=value" strings.
-std::vector<std::string> child_environment(
-    const std::vector<std::pair<std::string, std::string>> &overrides) {
-  std::map<std::string, std::string> variables;
-  for (char **entry = environ; *entry; ++entry) {
-    std::string_view text(*entry);
-    const std::size_t equals = text.find('=');
-    if (equals == std::string_view::npos) continue;
-    variables[std::string(text.substr(0, equals))] = std::string(text.substr(equals + 1));
-  }
-  for (const auto &[name, value] : overrides) variables[name] = value;
-  std::vector<std::string> out;
-  for (const auto &[name, value] : variables) out.push_back(name + "=" + value);
-  return out;
-}
-
 std::string path_of(const std::vector<std::string> &environment) {
   for (const auto &entry : environment)
     if (entry.starts_with("PATH=")) return entry.substr(5);
   return "/usr/local/bin:/usr/bin:/bin";
-}
-
-std::vector<char *> pointers(std::vector<std::string> &strings) {
-  std::vector<char *> out;
-  for (auto &text : strings) out.push_back(text.data());
-  out.push_back(nullptr);
-  return out;
 }
 
 struct Pipe {
@@ -110,13 +87,13 @@ struct ExecPlan {
 ExecPlan plan_for(const ChildSpec &spec) {
   if (spec.argv.empty() || spec.argv[0].empty()) throw SpawnError("no command to start");
   ExecPlan plan;
-  plan.env_text = child_environment(spec.env);
+  plan.env_text = environment_with(spec.env);
   plan.program = find_program(spec.argv[0], path_of(plan.env_text)).string();
   if (plan.program.empty())
     throw SpawnError("cannot start '" + spec.argv[0] + "': command not found on PATH");
   plan.argv_text = spec.argv;
-  plan.argv = pointers(plan.argv_text);
-  plan.env = pointers(plan.env_text);
+  plan.argv = c_string_pointers(plan.argv_text);
+  plan.env = c_string_pointers(plan.env_text);
   plan.working_dir = spec.working_dir.string();
   return plan;
 }
@@ -137,6 +114,28 @@ int read_exec_error(int fd) {
 }
 
 }  // namespace
+
+std::vector<std::string> environment_with(
+    const std::vector<std::pair<std::string, std::string>> &overrides) {
+  std::map<std::string, std::string> variables;
+  for (char **entry = environ; entry && *entry; ++entry) {
+    std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    variables[std::string(text.substr(0, equals))] = std::string(text.substr(equals + 1));
+  }
+  for (const auto &[name, value] : overrides) variables[name] = value;
+  std::vector<std::string> out;
+  for (const auto &[name, value] : variables) out.push_back(name + "=" + value);
+  return out;
+}
+
+std::vector<char *> c_string_pointers(std::vector<std::string> &strings) {
+  std::vector<char *> out;
+  for (auto &text : strings) out.push_back(text.data());
+  out.push_back(nullptr);
+  return out;
+}
 
 std::filesystem::path find_program(const std::string &name, const std::string &path_list) {
   if (name.find('/') != std::string::npos) return name;

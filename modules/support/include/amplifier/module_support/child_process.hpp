@@ -74,6 +74,14 @@ class ChildProcess {
   int status_ = 0;
 };
 
+// The host's environment with `overrides` set (added or replaced), as "NAME=value" strings.
+std::vector<std::string> environment_with(
+    const std::vector<std::pair<std::string, std::string>> &overrides);
+
+// The argv / envp form of `strings`: a pointer to each one's characters, then a null pointer.
+// Valid while `strings` is not changed.
+std::vector<char *> c_string_pointers(std::vector<std::string> &strings);
+
 // "exited with status 1", "killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);
 
