@@ -153,8 +153,7 @@ void Coordinator::mount_tools(MountedModule &m, boost::json::array specs) {
   };
   tool_specs_.erase(std::remove_if(tool_specs_.begin(), tool_specs_.end(), owned_by_m),
                     tool_specs_.end());
-  std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
-  std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
+  forget_tools_of(m);
   for (auto &spec : specs) {
     std::string tool_name(spec.as_object().at("name").as_string());
     if (tools_by_name_.count(tool_name)) {
@@ -168,6 +167,12 @@ void Coordinator::mount_tools(MountedModule &m, boost::json::array specs) {
     tool_specs_.push_back(std::move(spec));
   }
   m.tools_mounted = true;
+}
+
+void Coordinator::forget_tools_of(const MountedModule &m) {
+  std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
+  std::erase_if(tool_schemas_,
+                [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
 }
 
 void Coordinator::refresh_tools(MountedModule &m) {
@@ -343,8 +348,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
   {
     std::unique_lock lock(tools_mutex_);
     m.tools_mounted = false;
-    std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
-    std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
+    forget_tools_of(m);
   }
   expedite_delayed_work(m);
   if (!contributors_idle || !wait_invocations_done(m, kUnmountGrace)) {

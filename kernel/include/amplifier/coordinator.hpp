@@ -194,6 +194,8 @@ class Coordinator {
   // Replaces m's tools by `specs`; the caller holds tools_mutex_ exclusively.
   void mount_tools(MountedModule &m, boost::json::array specs);
   MountedModule *tool_owner_locked(std::string_view tool_name) const;
+  // Drops m's tools from the lookup tables (tools_mutex_ held exclusively).
+  void forget_tools_of(const MountedModule &m);
   void compile_tool_schema(const MountedModule &m, const std::string &tool_name,
                            const boost::json::object &spec);
   // The reason `input_json` does not fit the tool's schema, or "" when it does.
