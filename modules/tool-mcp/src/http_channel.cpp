@@ -52,6 +52,7 @@ struct HttpChannel::Shared : std::enable_shared_from_this<Shared> {
   std::mutex state;
   std::string session_id, protocol_version, stream_event_id;
   bool session_lost = false;
+  bool stopped = false;                            // no new timers once stop_exchanges ran
   std::map<RequestId, tp::CancelHandle> requests;  // the exchanges carrying requests
   tp::CancelHandle stream;                         // the GET stream
   std::shared_ptr<asio::steady_timer> reopen_timer;
@@ -222,6 +223,7 @@ struct HttpChannel::Shared : std::enable_shared_from_this<Shared> {
 
   void reopen_stream_later() {
     std::lock_guard lock(state);
+    if (stopped) return;
     reopen_timer = std::make_shared<asio::steady_timer>(client.io_context(), reopen_delay);
     reopen_delay = std::min(reopen_delay * 2, kStreamReopenMax);
     reopen_timer->async_wait([self = shared_from_this()](boost::system::error_code error) {
@@ -232,6 +234,7 @@ struct HttpChannel::Shared : std::enable_shared_from_this<Shared> {
   // Stops everything in flight; true when a session is to be ended with DELETE.
   bool stop_exchanges() {
     std::lock_guard lock(state);
+    stopped = true;
     for (auto &[id, handle] : requests) handle.cancel();
     requests.clear();
     stream.cancel();

@@ -135,7 +135,8 @@ class McpTools final : public amp::sdk::ToolModule {
   void start_servers() {
     // A little past the handshakes' own timeout, so that a server that timed out is reported
     // with its reason.
-    const auto deadline = Clock::now() + config_.limits.startup_timeout + std::chrono::milliseconds(500);
+    const auto deadline =
+        Clock::now() + config_.limits.startup_timeout + std::chrono::milliseconds(500);
     for (const auto &server_config : config_.servers) {
       servers_.push_back(std::make_unique<McpServer>(
           server_config, config_.limits, channel_factory(),
