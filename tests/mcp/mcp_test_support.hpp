@@ -66,27 +66,27 @@ inline std::string plan(json::object config) {
   return plan_with("tools:\n  - module: tool-mcp\n    config: " + yaml_json(config) + "\n");
 }
 
-struct Outcome {
-  amp_status status = AMP_OK;
-  json::object result;
-  bool success = false;
-  std::string output;  // the output's text (a JSON text when it is not a string)
-};
+using Outcome = ToolOutcome;
 
 inline Outcome finish(const std::shared_ptr<CallRecorder> &call, std::chrono::seconds bound = 60s) {
-  REQUIRE_MESSAGE(call->wait_finished(bound), "the tool call did not finish");
-  Outcome outcome;
-  outcome.status = call->status;
-  outcome.result = call->result();
-  if (outcome.status == AMP_OK) {
-    outcome.success = outcome.result.at("success").as_bool();
-    outcome.output = text_of(outcome.result.at("output"));
-  }
-  return outcome;
+  return tool_outcome(call, bound);
 }
 
 inline Outcome call(amplifier::Session &session, std::string_view tool, const json::object &input) {
   return finish(run_tool(session, tool, json::serialize(input)));
+}
+
+// Starts the reference server's long-running operation through `tool`, cancels it (as a
+// second Ctrl-C does) after half a second, and checks that it ended, cancelled, at once.
+inline void check_cancelled_promptly(amplifier::Session &session, const std::string &tool) {
+  REQUIRE(session.coordinator().tool_owner(tool) != nullptr);
+  auto running = run_tool(session, tool, R"({"duration": 30, "steps": 30})");
+  std::this_thread::sleep_for(500ms);
+  const auto cancelled_at = Clock::now();
+  REQUIRE(session.coordinator().cancel_call(running->id, amplifier::CancelLevel::Immediate));
+  REQUIRE(running->wait_finished(5s));
+  CHECK(Clock::now() - cancelled_at < 2s);
+  CHECK(running->status == AMP_CANCELLED);
 }
 
 inline bool has_tool(amplifier::Session &session, std::string_view tool) {

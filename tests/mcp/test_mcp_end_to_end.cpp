@@ -57,7 +57,8 @@ TEST_CASE("amplifier chat: /tools lists the MCP server's tools") {
   amp_host_test::Scratch scratch;
   const fs::path plan_file = scratch.write("plan.yaml", mcp_plan());
   const std::string command = "env HOME='" + (scratch.dir / "home").string() + "' '" +
-                              amp_host_test::kAmplifier + "' chat --plan '" + plan_file.string() + "'";
+                              amp_host_test::kAmplifier + "' chat --plan '" + plan_file.string() +
+                              "'";
   amp_test::TmuxPane pane(command, scratch.dir.string());
   REQUIRE_MESSAGE(pane.wait_for("amplifier> ", 30s), pane.screen());
   pane.type("/tools");

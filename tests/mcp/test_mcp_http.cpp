@@ -31,15 +31,7 @@ TEST_CASE("http: the reference server's tools are mounted and called") {
 TEST_CASE("http: a cancelled call ends at once; the session goes on") {
   HttpServer server;
   auto session = open_session(plan(http_config(server)));
-  REQUIRE(has_tool(*session, "mcp_web_trigger-long-running-operation"));
-  auto running = run_tool(*session, "mcp_web_trigger-long-running-operation",
-                          R"({"duration": 30, "steps": 30})");
-  std::this_thread::sleep_for(500ms);
-  const auto cancelled_at = Clock::now();
-  REQUIRE(session->coordinator().cancel_call(running->id, amplifier::CancelLevel::Immediate));
-  REQUIRE(running->wait_finished(5s));
-  CHECK(Clock::now() - cancelled_at < 2s);
-  CHECK(running->status == AMP_CANCELLED);
+  check_cancelled_promptly(*session, "mcp_web_trigger-long-running-operation");
   CHECK(call(*session, "mcp_web_echo", {{"message", "after"}}).success);
 }
 

@@ -62,15 +62,24 @@ TEST_CASE("stdio: the reference server's tools are mounted and called") {
   CHECK_MESSAGE(gone(marker), "the server outlived its session");
 }
 
-TEST_CASE("stdio: the output cap cuts text with a note") {
+TEST_CASE("stdio: the output cap cuts text with a note; the call timeout ends a call") {
   const std::string marker = unique_marker("cap");
-  auto session = open_session(plan(everything_config(marker, {{"max_output_chars", 100}})));
+  auto session = open_session(
+      plan(everything_config(marker, {{"max_output_chars", 100}, {"timeout_seconds", 1}})));
   Outcome echo = call(*session, "mcp_everything_echo", {{"message", std::string(500, 'z')}});
   CHECK(echo.success);
   CHECK(echo.result.at("truncated") == true);
   CHECK(echo.output.find(std::string(94, 'z')) != std::string::npos);
   CHECK(echo.output.find(std::string(200, 'z')) == std::string::npos);
   CHECK(echo.output.find("[output cut: 100 of 506 characters shown") != std::string::npos);
+
+  const auto started = Clock::now();
+  Outcome slow = call(*session, "mcp_everything_trigger-long-running-operation",
+                      {{"duration", 20}, {"steps", 20}});
+  CHECK(Clock::now() - started < 3s);
+  CHECK_FALSE(slow.success);
+  CHECK(slow.result.at("error_kind") == "timeout");
+  CHECK(slow.output.find("timed out after 1 s (tool-mcp timeout_seconds)") != std::string::npos);
 }
 
 TEST_CASE("stdio: a cancelled call ends at once and the server is told") {
@@ -81,15 +90,7 @@ TEST_CASE("stdio: a cancelled call ends at once and the server is told") {
                       {"args", json::array{"-c", "tee -a \"$0\" | exec \"$1\" \"$2\" stdio",
                                            sent.c_str(), node().c_str(), everything_js().c_str()}}};
   auto session = open_session(plan({{"servers", {{"everything", server}}}}));
-  REQUIRE(has_tool(*session, "mcp_everything_trigger-long-running-operation"));
-  auto running = run_tool(*session, "mcp_everything_trigger-long-running-operation",
-                          R"({"duration": 30, "steps": 30})");
-  std::this_thread::sleep_for(500ms);
-  const auto cancelled_at = Clock::now();
-  REQUIRE(session->coordinator().cancel_call(running->id, amplifier::CancelLevel::Immediate));
-  REQUIRE(running->wait_finished(5s));
-  CHECK(Clock::now() - cancelled_at < 2s);
-  CHECK(running->status == AMP_CANCELLED);
+  check_cancelled_promptly(*session, "mcp_everything_trigger-long-running-operation");
 
   std::string call_id;
   CHECK(wait_until(

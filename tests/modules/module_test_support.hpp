@@ -84,6 +84,28 @@ using amp_test::complete;
 using amp_test::observe;
 using amp_test::run_tool;
 
+// What a tool call came to: its status and, when AMP_OK, the ToolResult with its success and
+// its output as text.
+struct ToolOutcome {
+  amp_status status = AMP_OK;
+  json::object result;
+  bool success = false;
+  std::string output;
+};
+
+inline ToolOutcome tool_outcome(const std::shared_ptr<CallRecorder> &call,
+                                std::chrono::seconds bound = 60s) {
+  REQUIRE_MESSAGE(call->wait_finished(bound), "the tool call did not finish");
+  ToolOutcome outcome;
+  outcome.status = call->status;
+  outcome.result = call->result();
+  if (outcome.status == AMP_OK) {
+    outcome.success = outcome.result.at("success").as_bool();
+    outcome.output = text_of(outcome.result.at("output"));
+  }
+  return outcome;
+}
+
 // {"messages":[{"role":"user","content":prompt}]} plus `tools` when given.
 inline json::object user_request(std::string_view prompt, json::array tools = {}) {
   json::object request{{"messages", json::array{json::object{{"role", "user"}, {"content", prompt}}}}};

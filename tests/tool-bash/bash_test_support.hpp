@@ -34,24 +34,13 @@ struct BashWorkspace {
   }
 };
 
-struct BashOutcome {
-  amp_status status = AMP_OK;
-  json::object result;
-  bool success = false;
-  std::string output;
-};
+using BashOutcome = ToolOutcome;
 
+// A failed result carries its output as the error message too.
 inline BashOutcome finish(const std::shared_ptr<CallRecorder> &call) {
-  REQUIRE(call->wait_finished(60s));
-  BashOutcome outcome;
-  outcome.status = call->status;
-  outcome.result = call->result();
-  if (outcome.status == AMP_OK) {
-    outcome.success = outcome.result.at("success").as_bool();
-    outcome.output = text_of(outcome.result.at("output"));
-    if (!outcome.success)
-      CHECK(text_of(outcome.result.at("error").at("message")) == outcome.output);
-  }
+  BashOutcome outcome = tool_outcome(call);
+  if (outcome.status == AMP_OK && !outcome.success)
+    CHECK(text_of(outcome.result.at("error").at("message")) == outcome.output);
   return outcome;
 }
 
