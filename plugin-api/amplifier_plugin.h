@@ -438,6 +438,17 @@ typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,
 typedef amp_status (*amp_session_spawn_fn)(amp_host *host, amp_str request_json,
                                            const amp_call_sink *sink, amp_call_id *out_call);
 
+/* "tools_changed" (1.3): a tool module whose tools changed after it was mounted (an MCP
+ * server that connected late or sent tools/list_changed) asks the host to call its
+ * list_tools again; the tools it lists then replace the ones it had (tools_list, the
+ * orchestrator's next turn and schema validation see the new list). Returns AMP_OK, or the
+ * error of a list_tools answer the host could not use (the old tools are kept then).
+ * Never call it from inside create or list_tools (call it from session_ready on, from a
+ * thread of the module's own); a host without it (NULL) keeps the tools listed at mount.
+ * THREADS: any thread; the host calls list_tools on the calling thread. */
+#define AMP_PROC_TOOLS_CHANGED "tools_changed"
+typedef amp_status (*amp_tools_changed_fn)(amp_host *host);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Functions modules implement, one table per kind                                            */
 /*                                                                                            */

@@ -81,6 +81,7 @@ struct HostProcs {
   amp_hook_has_handlers_fn hook_has_handlers = nullptr;
   amp_work_submit_fn work_submit = nullptr;
   amp_session_spawn_fn session_spawn = nullptr;  // 1.3
+  amp_tools_changed_fn tools_changed = nullptr;
 };
 
 inline HostProcs &host_procs() noexcept {
@@ -101,6 +102,8 @@ inline void resolve_host_procs(const amp_host_api *api) noexcept {
     procs.work_submit = reinterpret_cast<amp_work_submit_fn>(api->get_proc(AMP_PROC_WORK_SUBMIT));
     procs.session_spawn =
         reinterpret_cast<amp_session_spawn_fn>(api->get_proc(AMP_PROC_SESSION_SPAWN));
+    procs.tools_changed =
+        reinterpret_cast<amp_tools_changed_fn>(api->get_proc(AMP_PROC_TOOLS_CHANGED));
   }
   host_procs() = procs;
 }
@@ -190,6 +193,12 @@ class Host {
   }
   amp_cancel_level cancel_state(amp_call_id call) const noexcept {
     return api_->call_cancel_state(h_, call);
+  }
+  // A tool module's tools changed: the host lists them again (amplifier_plugin.h,
+  // "tools_changed"). False when the host cannot (too old, isolated) or refused the new list.
+  bool tools_changed() const noexcept {
+    auto fn = host_procs().tools_changed;
+    return fn && fn(h_) == AMP_OK;
   }
 
   // Typed stream deltas for a call this module serves: every provider reports its deltas

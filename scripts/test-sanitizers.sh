@@ -22,6 +22,7 @@ stages=("$@")
 jobs=$(nproc)
 
 ./scripts/install-deps.sh
+./scripts/install-test-deps.sh
 
 # Reports go to files (log_path) so that a process whose stderr a test swallows still fails the
 # stage; halt at the first error; exit code 23 marks a sanitizer's exit.

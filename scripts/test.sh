@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
+./scripts/install-test-deps.sh  # the reference MCP server (tests/mcp)
 ctest --test-dir build --output-on-failure -j "$(nproc)"

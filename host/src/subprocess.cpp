@@ -1,5 +1,7 @@
 #include "subprocess.hpp"
 
+#include "amplifier/module_support/child_process.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,37 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <map>
-
-extern char **environ;
 
 namespace amplifier::host {
-namespace {
-
-// The current environment with `extra` added or replaced, as "NAME=value" strings.
-std::vector<std::string> merged_environment(
-    const std::vector<std::pair<std::string, std::string>> &extra) {
-  std::map<std::string, std::string> values;
-  for (char **entry = environ; entry && *entry; ++entry) {
-    std::string_view text(*entry);
-    const auto equals = text.find('=');
-    if (equals == std::string_view::npos) continue;
-    values[std::string(text.substr(0, equals))] = std::string(text.substr(equals + 1));
-  }
-  for (const auto &[name, value] : extra) values[name] = value;
-  std::vector<std::string> merged;
-  for (const auto &[name, value] : values) merged.push_back(name + "=" + value);
-  return merged;
-}
-
-std::vector<char *> pointers_to(std::vector<std::string> &strings) {
-  std::vector<char *> pointers;
-  for (auto &s : strings) pointers.push_back(s.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
-}  // namespace
 
 CommandResult run_command(const std::vector<std::string> &argv, const CommandOptions &options) {
   CommandResult result;
@@ -54,9 +27,9 @@ CommandResult run_command(const std::vector<std::string> &argv, const CommandOpt
     posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
 
   std::vector<std::string> args = argv;
-  std::vector<std::string> env = merged_environment(options.env);
-  auto arg_pointers = pointers_to(args);
-  auto env_pointers = pointers_to(env);
+  std::vector<std::string> env = module_support::environment_with(options.env);
+  auto arg_pointers = module_support::c_string_pointers(args);
+  auto env_pointers = module_support::c_string_pointers(env);
   pid_t pid = -1;
   const int spawn_error = ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr,
                                          arg_pointers.data(), env_pointers.data());

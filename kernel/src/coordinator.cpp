@@ -128,27 +128,59 @@ void Coordinator::describe_mounted(MountedModule &m) {
       m.info = parse_module_json(m, info.text, "provider info");
   }
   if (m.mount_point == "tools") {
-    StringWriter specs;
-    amp_status s = m.table<amp_tool_vtable>()->list_tools(m.instance, &specs);
-    auto v = s == AMP_OK ? parse_module_json(m, specs.text, "tool list") : boost::json::value();
-    if (!v.is_array())
-      throw ModuleLoadError(fmt::format("module '{}': list_tools did not return an array", m.id()));
-    for (auto &spec : v.as_array()) {
-      auto *name = spec.is_object() ? spec.as_object().if_contains("name") : nullptr;
-      if (!name || !name->is_string())
-        throw ModuleLoadError(fmt::format("module '{}': a tool spec has no name", m.id()));
-      std::string tool_name(name->as_string());
-      if (tools_by_name_.count(tool_name)) {
-        log(LogLevel::Warning, kComponent,
-            fmt::format("tool '{}' from module '{}' is already mounted; keeping the first",
-                        tool_name, m.id()));
-        continue;
-      }
-      tools_by_name_.emplace(tool_name, &m);
-      compile_tool_schema(m, tool_name, spec.as_object());
-      tool_specs_.push_back(spec);
-    }
+    boost::json::array specs = read_tool_specs(m);
+    std::unique_lock lock(tools_mutex_);
+    mount_tools(m, std::move(specs));
   }
+}
+
+boost::json::array Coordinator::read_tool_specs(MountedModule &m) {
+  StringWriter specs;
+  amp_status s = m.table<amp_tool_vtable>()->list_tools(m.instance, &specs);
+  auto v = s == AMP_OK ? parse_module_json(m, specs.text, "tool list") : boost::json::value();
+  if (!v.is_array())
+    throw ModuleLoadError(fmt::format("module '{}': list_tools did not return an array", m.id()));
+  for (auto &spec : v.as_array()) {
+    auto *name = spec.is_object() ? spec.as_object().if_contains("name") : nullptr;
+    if (!name || !name->is_string())
+      throw ModuleLoadError(fmt::format("module '{}': a tool spec has no name", m.id()));
+  }
+  return std::move(v.as_array());
+}
+
+void Coordinator::mount_tools(MountedModule &m, boost::json::array specs) {
+  auto owned_by_m = [&](const boost::json::value &spec) {
+    return tool_owner_locked(spec.as_object().at("name").as_string()) == &m;
+  };
+  tool_specs_.erase(std::remove_if(tool_specs_.begin(), tool_specs_.end(), owned_by_m),
+                    tool_specs_.end());
+  forget_tools_of(m);
+  for (auto &spec : specs) {
+    std::string tool_name(spec.as_object().at("name").as_string());
+    if (tools_by_name_.count(tool_name)) {
+      log(LogLevel::Warning, kComponent,
+          fmt::format("tool '{}' from module '{}' is already mounted; keeping the first",
+                      tool_name, m.id()));
+      continue;
+    }
+    tools_by_name_.emplace(tool_name, &m);
+    compile_tool_schema(m, tool_name, spec.as_object());
+    tool_specs_.push_back(std::move(spec));
+  }
+  m.tools_mounted = true;
+}
+
+void Coordinator::forget_tools_of(const MountedModule &m) {
+  std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
+  std::erase_if(tool_schemas_,
+                [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
+}
+
+void Coordinator::refresh_tools(MountedModule &m) {
+  if (m.mount_point != "tools") return;
+  boost::json::array specs = read_tool_specs(m);
+  std::unique_lock lock(tools_mutex_);
+  if (m.tools_mounted) mount_tools(m, std::move(specs));
 }
 
 void Coordinator::compile_tool_schema(const MountedModule &m, const std::string &tool_name,
@@ -166,12 +198,17 @@ void Coordinator::compile_tool_schema(const MountedModule &m, const std::string 
 
 std::string Coordinator::tool_input_problem(std::string_view tool_name,
                                             std::string_view input_json) const {
-  auto it = tool_schemas_.find(tool_name);
-  if (it == tool_schemas_.end()) return {};
+  std::shared_ptr<const JsonSchema> schema;
+  {
+    std::shared_lock lock(tools_mutex_);
+    auto it = tool_schemas_.find(tool_name);
+    if (it == tool_schemas_.end()) return {};
+    schema = it->second;
+  }
   boost::json::error_code ec;
   auto input = boost::json::parse(input_json, ec, {}, kernel_parse_options());
   if (ec) return fmt::format("Invalid input for {}: not valid JSON", tool_name);
-  auto violations = it->second->validate(input, "input", 16);
+  auto violations = schema->validate(input, "input", 16);
   if (violations.empty()) return {};
   return fmt::format("Invalid input for {}: {}", tool_name, describe_violations(violations));
 }
@@ -309,8 +346,11 @@ bool Coordinator::destroy_instance(MountedModule &m) {
   }
   if (orchestrator_ == &m) orchestrator_ = nullptr;
   if (context_ == &m) context_ = nullptr;
-  std::erase_if(tools_by_name_, [&](const auto &entry) { return entry.second == &m; });
-  std::erase_if(tool_schemas_, [&](const auto &entry) { return !tools_by_name_.count(entry.first); });
+  {
+    std::unique_lock lock(tools_mutex_);
+    m.tools_mounted = false;
+    forget_tools_of(m);
+  }
   expedite_delayed_work(m);
   if (!contributors_idle || !wait_invocations_done(m, kUnmountGrace)) {
     log(LogLevel::Error, kComponent,
@@ -329,6 +369,7 @@ void Coordinator::unmount_all() {
         fmt::format("orchestrator '{}' is still running a turn; unmounting without waiting for it",
                     orchestrator_ ? orchestrator_->id() : std::string_view("?")));
   while (!mounted_.empty()) unmount_last();
+  std::unique_lock lock(tools_mutex_);
   tool_specs_.clear();
 }
 
@@ -346,11 +387,19 @@ std::vector<MountedModule *> Coordinator::providers() const {
 }
 
 MountedModule *Coordinator::tool_owner(std::string_view tool_name) const {
+  std::shared_lock lock(tools_mutex_);
+  return tool_owner_locked(tool_name);
+}
+
+MountedModule *Coordinator::tool_owner_locked(std::string_view tool_name) const {
   auto it = tools_by_name_.find(tool_name);
   return it == tools_by_name_.end() ? nullptr : it->second;
 }
 
-boost::json::array Coordinator::tool_specs() const { return tool_specs_; }
+boost::json::array Coordinator::tool_specs() const {
+  std::shared_lock lock(tools_mutex_);
+  return tool_specs_;
+}
 
 boost::json::array Coordinator::provider_listing() const {
   boost::json::array out;

@@ -411,6 +411,13 @@ amp_status api_session_spawn(amp_host *h, amp_str request_json, const amp_call_s
   });
 }
 
+amp_status api_tools_changed(amp_host *h) {
+  return guard(h, "tools_changed", [&](Coordinator &c, MountedModule &self) {
+    c.refresh_tools(self);
+    return AMP_OK;
+  });
+}
+
 // Host functions by name (amplifier_plugin.h, "Host functions by name"). Sorted lookups are
 // not worth it: modules look each name up once.
 amp_proc api_get_proc(const char *name) {
@@ -421,6 +428,7 @@ amp_proc api_get_proc(const char *name) {
   if (wanted == AMP_PROC_HOOK_HAS_HANDLERS) return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
   if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
   if (wanted == AMP_PROC_SESSION_SPAWN) return reinterpret_cast<amp_proc>(&api_session_spawn);
+  if (wanted == AMP_PROC_TOOLS_CHANGED) return reinterpret_cast<amp_proc>(&api_tools_changed);
   return nullptr;
 }
 

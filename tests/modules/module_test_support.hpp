@@ -84,7 +84,8 @@ using amp_test::complete;
 using amp_test::observe;
 using amp_test::run_tool;
 
-// A tool call's end: its status and, for AMP_OK, the ToolResult it gave.
+// What a tool call came to: its status and, when AMP_OK, the ToolResult with its success and
+// its output as text.
 struct ToolOutcome {
   amp_status status = AMP_OK;
   json::object result;
@@ -94,8 +95,8 @@ struct ToolOutcome {
 };
 
 inline ToolOutcome tool_outcome(const std::shared_ptr<CallRecorder> &call,
-                                std::chrono::milliseconds wait = std::chrono::seconds(30)) {
-  REQUIRE(call->wait_finished(wait));
+                                std::chrono::milliseconds bound = std::chrono::seconds(60)) {
+  REQUIRE_MESSAGE(call->wait_finished(bound), "the tool call did not finish");
   ToolOutcome outcome;
   outcome.status = call->status;
   outcome.result = call->result();

@@ -36,6 +36,7 @@ struct BashWorkspace {
 
 using BashOutcome = ToolOutcome;
 
+// A failed result carries its output as the error message too.
 inline BashOutcome finish(const std::shared_ptr<CallRecorder> &call) {
   BashOutcome outcome = tool_outcome(call, 60s);
   if (outcome.status == AMP_OK && !outcome.success)

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,7 @@ struct MountedModule {
   boost::json::object config;
   amp_host host;                   // the address handed to the module; stable for its life
   void *instance = nullptr;        // the module's own pointer
+  bool tools_mounted = false;      // a tool module's tools are in the coordinator's tables
   int priority = 100;              // providers: lower is preferred
   // The plan's `timeout:` for calls to this module (0: none). Past it a call ends with a
   // `timeout` error and the module is told to cancel it.
@@ -134,6 +136,10 @@ class Coordinator {
   // Tools by tool name (one tool module may offer several tools).
   MountedModule *tool_owner(std::string_view tool_name) const;
   boost::json::array tool_specs() const;
+  // Lists the tools of tool module `m` again (the "tools_changed" host function): what its
+  // list_tools gives now replaces its tools. Does nothing for a module not (or no longer)
+  // mounted. Throws ModuleLoadError when the list is unusable; its old tools stay then.
+  void refresh_tools(MountedModule &m);
   boost::json::array provider_listing() const;
   const std::vector<std::unique_ptr<MountedModule>> &mounted() const { return mounted_; }
 
@@ -207,6 +213,12 @@ class Coordinator {
   void on_session_cancel(CancelLevel level);
   bool cancel_kernel_call(CallRecord &call, CancelLevel level);
   void describe_mounted(MountedModule &m);
+  boost::json::array read_tool_specs(MountedModule &m);
+  // Replaces m's tools by `specs`; the caller holds tools_mutex_ exclusively.
+  void mount_tools(MountedModule &m, boost::json::array specs);
+  MountedModule *tool_owner_locked(std::string_view tool_name) const;
+  // Drops m's tools from the lookup tables (tools_mutex_ held exclusively).
+  void forget_tools_of(const MountedModule &m);
   void compile_tool_schema(const MountedModule &m, const std::string &tool_name,
                            const boost::json::object &spec);
   // The reason `input_json` does not fit the tool's schema, or "" when it does.
@@ -227,6 +239,9 @@ class Coordinator {
   std::vector<std::unique_ptr<MountedModule>> mounted_;
   MountedModule *orchestrator_ = nullptr;
   MountedModule *context_ = nullptr;
+  // The tools below change when a tool module lists its tools again (refresh_tools), while
+  // other threads look tools up: guarded by tools_mutex_.
+  mutable std::shared_mutex tools_mutex_;
   std::map<std::string, MountedModule *, std::less<>> tools_by_name_;
   // Each tool's compiled input schema; a tool whose schema does not compile has none.
   std::map<std::string, std::shared_ptr<const JsonSchema>, std::less<>> tool_schemas_;

@@ -17,6 +17,23 @@ namespace asio = boost::asio;
 
 bool is_success(int status) { return status >= 200 && status < 300; }
 
+// The media type of a Content-Type value ("text/event-stream; charset=utf-8"), compared
+// case-insensitively.
+bool is_event_stream(const Headers &headers) {
+  std::string_view type = headers.find("content-type").value_or("");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  return iequals(type, "text/event-stream");
+}
+
+KernelError too_large(std::string_view what, std::size_t limit) {
+  KernelError error = KernelError::make(
+      ErrorKind::stream, std::string(what) + " is larger than the limit of " +
+                             std::to_string(limit) + " bytes");
+  error.retryable = false;
+  return error;
+}
+
 std::string exception_text(std::exception_ptr exception) {
   try {
     std::rethrow_exception(exception);
@@ -66,7 +83,9 @@ class RetryingCall final : public Cancellable,
     if (cancelled_ || client_->is_shut_down()) return complete_with(cancellation());
     ++attempt_;
     result_.head = {};
+    result_.event_stream = spec_.format == BodyFormat::sse;
     body_.clear();
+    pending_event_bytes_ = 0;
     attempt_failure_.reset();
     // What an earlier attempt left in the decoders is irrelevant now.
     sse_.finish();
@@ -81,6 +100,8 @@ class RetryingCall final : public Cancellable,
 
   void on_head(const ResponseHead &head) {
     result_.head = head;
+    if (spec_.format == BodyFormat::by_content_type)
+      result_.event_stream = is_success(head.status) && is_event_stream(head.headers);
     if (is_success(head.status) && handlers_.on_head) guarded([&] { handlers_.on_head(head, *this); });
   }
 
@@ -91,14 +112,25 @@ class RetryingCall final : public Cancellable,
       body_.append(bytes.substr(0, room));
       return;
     }
-    switch (spec_.format) {
-      case BodyFormat::sse: sse_.feed(bytes); break;
-      case BodyFormat::ndjson: ndjson_.feed(bytes); break;
-      case BodyFormat::whole: body_.append(bytes); break;
-    }
+    if (result_.event_stream) return feed_event_stream(bytes);
+    if (spec_.format == BodyFormat::ndjson) return ndjson_.feed(bytes);
+    if (spec_.max_body_bytes && body_.size() + bytes.size() > spec_.max_body_bytes)
+      return fail(too_large("the response body", spec_.max_body_bytes));
+    body_.append(bytes);
+  }
+
+  // Bytes since the last dispatched event count against max_event_bytes, so an event that
+  // never ends cannot grow the parser's buffers without bound either.
+  void feed_event_stream(std::string_view bytes) {
+    pending_event_bytes_ += bytes.size();
+    if (spec_.max_event_bytes && pending_event_bytes_ > spec_.max_event_bytes)
+      return fail(too_large("an event of the response stream", spec_.max_event_bytes));
+    sse_.feed(bytes);
   }
 
   void on_sse_event(const SseEvent &event) {
+    pending_event_bytes_ = 0;
+    result_.last_event_id.assign(event.id);
     if (attempt_failure_ || !handlers_.on_event) return;
     guarded([&] { handlers_.on_event(event, *this); });
   }
@@ -145,7 +177,7 @@ class RetryingCall final : public Cancellable,
     if (transport_failure) return transport_failure;
     const ResponseHead &head = result_.head;
     if (!is_success(head.status)) return map_http_error(head.status, head.headers, body_, spec_.errors);
-    if (spec_.format == BodyFormat::sse) result_.sse_end = sse_.finish();
+    if (result_.event_stream) result_.sse_end = sse_.finish();
     if (spec_.format == BodyFormat::ndjson) ndjson_.finish();  // the last line may call fail()
     return std::exchange(attempt_failure_, std::nullopt);
   }
@@ -184,7 +216,8 @@ class RetryingCall final : public Cancellable,
     client_->forget(this);
     result_.error = std::move(error);
     result_.attempts = attempt_;
-    if (!result_.error && spec_.format == BodyFormat::whole) result_.body = std::move(body_);
+    if (!result_.error && !result_.event_stream && spec_.format != BodyFormat::ndjson)
+      result_.body = std::move(body_);
     auto on_complete = std::move(handlers_.on_complete);
     handlers_ = {};
     if (!on_complete) return;
@@ -207,6 +240,7 @@ class RetryingCall final : public Cancellable,
   CallResult result_;
   std::string body_;  // the buffered body (whole) or the error body of a non-2xx response
   std::optional<KernelError> attempt_failure_;
+  std::size_t pending_event_bytes_ = 0;  // body bytes since the last SSE event
   int attempt_ = 0;
   bool content_delivered_ = false;
   bool cancelled_ = false;

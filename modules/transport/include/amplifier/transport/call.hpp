@@ -22,6 +22,10 @@ enum class BodyFormat {
   sse,     // text/event-stream: on_event per event
   ndjson,  // one JSON document per line: on_line per line
   whole,   // buffered: CallResult::body
+  // Decided by each successful response's Content-Type: text/event-stream is parsed as sse
+  // (on_event), anything else is buffered as whole (CallResult::body). For protocols whose
+  // server picks (MCP's Streamable HTTP answers a POST with JSON or with an event stream).
+  by_content_type,
 };
 
 // Passed to the event callbacks of a call; valid only during the callback.
@@ -49,6 +53,11 @@ struct CallSpec {
   ErrorMappingOptions errors;
   // Error (non-2xx) bodies are read up to this size for the vendor message.
   std::size_t max_error_body_bytes = 1 << 20;
+  // A buffered (whole) successful body larger than this fails the attempt with a `stream`
+  // error that is not retried; 0: no limit. A server cannot make the client hold gigabytes.
+  std::size_t max_body_bytes = 0;
+  // Likewise for one SSE event's data (checked as each event is dispatched); 0: no limit.
+  std::size_t max_event_bytes = 0;
 };
 
 struct CallResult {
@@ -56,6 +65,8 @@ struct CallResult {
   ResponseHead head;                 // the last response's head (status 0 when none came)
   std::string body;                  // BodyFormat::whole: the successful response body
   SseStreamEnd sse_end;              // BodyFormat::sse: what the stream left unterminated
+  bool event_stream = false;         // the successful body was decoded as SSE
+  std::string last_event_id;         // sse: the stream's last event id (for a resumption)
   int attempts = 0;
 };
 
