@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
-./scripts/install-test-deps.sh  # the reference MCP server (tests/mcp)
+./scripts/install-test-deps.sh  # Node test peers: the reference MCP server, the openai client
 ctest --test-dir build --output-on-failure -j "$(nproc)"

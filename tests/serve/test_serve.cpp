@@ -314,7 +314,7 @@ TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
   const fs::path client = AMP_SOURCE_DIR "/tests/serve/client";
   if (!fs::exists(client / "node_modules/openai"))
     FAIL(
-        "the openai npm client is not installed: run scripts/install-deps.sh (npm ci in "
+        "the openai npm client is not installed: run scripts/install-test-deps.sh (npm ci in "
         "tests/serve/client)");
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
