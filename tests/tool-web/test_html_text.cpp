@@ -1,8 +1,10 @@
 // html_to_text: what is dropped, what is kept and how it reads.
 #include "html_text.hpp"
+#include "nesting_limit.hpp"
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
 
 namespace tool_web {
@@ -95,17 +97,44 @@ TEST_CASE("html: empty links and headings leave no markup") {
   CHECK(page.text == "text");
 }
 
-TEST_CASE("html: tag soup and very deep nesting are handled without a crash") {
-  std::string deep;
-  for (int i = 0; i < 20000; ++i) deep += "<div><span>";
-  deep += "deep text";
-  const HtmlPage page = html_to_text(deep, "http://h/");
-  CHECK(page.text == "deep text");
+TEST_CASE("html: tag soup is read as browsers read it") {
   const HtmlPage soup =
       html_to_text("<p>unclosed <b>bold <i>both</p> after</b> <td>cell", "http://h/");
   CHECK(has(soup.text, "unclosed bold both"));
   CHECK(has(soup.text, "after"));
+  CHECK_FALSE(soup.cut_at_depth);
 }
 
+TEST_CASE("html: deep nesting is converted up to the limit, fast, and the cut is said") {
+  std::string nested;
+  for (int i = 0; i < 100; ++i) nested += "<div><span>";
+  const HtmlPage fine = html_to_text(nested + "deep text", "http://h/");
+  CHECK(fine.text == "deep text");
+  CHECK_FALSE(fine.cut_at_depth);
+
+  // A megabyte of unclosed <div>s: the parser's cost grows with depth times tags.
+  std::string hostile = "<p>before</p>";
+  for (int i = 0; i < 200'000; ++i) hostile += "<div>";
+  hostile += "never reached";
+  const auto started = std::chrono::steady_clock::now();
+  const HtmlPage cut = html_to_text(hostile, "http://h/");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  CHECK(cut.cut_at_depth);
+  CHECK(cut.text == "before");
+}
+
+TEST_CASE("html nesting: what adds depth and what does not") {
+  std::string flat;
+  for (int i = 0; i < 1000; ++i) flat += "<p>para<li>item<br><img src=x><td>cell";
+  CHECK(shallow_prefix(flat, 10) == flat.size());  // closed implicitly or void
+  std::string scripted = "<script>";
+  for (int i = 0; i < 1000; ++i) scripted += "<div>";
+  scripted += "</SCRIPT><!-- <div><div><div> --><div></div>";
+  CHECK(shallow_prefix(scripted, 2) == scripted.size());
+  const std::string stray = "<div></span></span><div><div>";
+  CHECK(shallow_prefix(stray, 2) == stray.find("<div><div>") + 5);  // stray end tags close nothing
+  const std::string closing = "<div><span><b></div><div><div>";
+  CHECK(shallow_prefix(closing, 3) == closing.size());  // </div> closes what it holds
+}
 }  // namespace
 }  // namespace tool_web

@@ -1,5 +1,6 @@
 #include "html_text.hpp"
 
+#include "nesting_limit.hpp"
 #include "text_writer.hpp"
 #include "web_url.hpp"
 
@@ -351,7 +352,8 @@ std::string base_url_of(const GumboNode *head, std::string_view page_url) {
 }  // namespace
 
 HtmlPage html_to_text(std::string_view html, std::string_view page_url) {
-  const Output output = parse(html);
+  const std::size_t shallow = shallow_prefix(html, kMaxNesting);
+  const Output output = parse(html.substr(0, shallow));
   const GumboNode *root = output->root;
   const GumboNode *head = find_child(root, GUMBO_TAG_HEAD);
   HtmlPage page;
@@ -360,6 +362,7 @@ HtmlPage html_to_text(std::string_view html, std::string_view page_url) {
   Renderer renderer(base_url_of(head, page_url));
   renderer.node(root, 0);
   page.text = renderer.finish();
+  page.cut_at_depth = shallow < html.size();
   return page;
 }
 

@@ -6,6 +6,7 @@
 // entities come decoded).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,12 @@ namespace tool_web {
 struct HtmlPage {
   std::string title;  // the <title>, whitespace collapsed; empty when there is none
   std::string text;
+  // The page nests elements deeper than kMaxNesting: only the part before that was converted
+  // (see nesting_limit.hpp for why).
+  bool cut_at_depth = false;
 };
+
+inline constexpr std::size_t kMaxNesting = 256;
 
 // `html` is UTF-8. Relative links resolve against the page's <base href> if it has one, else
 // against `page_url`.

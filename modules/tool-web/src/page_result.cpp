@@ -32,18 +32,22 @@ const char *kind_name(ContentKind kind) {
 struct Converted {
   std::string title;
   std::string text;
+  bool cut_at_depth = false;
 };
 
 Converted convert(const FetchedPage &page, const ContentType &type, ContentKind kind) {
   if (kind != ContentKind::html) return {{}, to_utf8(page.body, type.charset)};
   const std::string charset = type.charset.empty() ? meta_charset(page.body) : type.charset;
   HtmlPage html = html_to_text(to_utf8(page.body, charset), page.final_url);
-  return {std::move(html.title), std::move(html.text)};
+  return {std::move(html.title), std::move(html.text), html.cut_at_depth};
 }
 
-std::string notes(const FetchedPage &page, const TextLimits &limits, std::size_t shown,
-                  std::size_t total) {
+std::string notes(const FetchedPage &page, const TextLimits &limits, const Converted &converted,
+                  std::size_t shown, std::size_t total) {
   std::string out;
+  if (converted.cut_at_depth)
+    out += "\n\n[The page nests elements more than " + std::to_string(kMaxNesting) +
+           " deep: the rest of it was not converted.]";
   if (shown < total)
     out += "\n\n[Cut: showing " + std::to_string(shown) + " of " + std::to_string(total) +
            " characters (max_chars " + std::to_string(limits.max_chars) +
@@ -78,7 +82,7 @@ std::string page_result(const FetchedPage &page, const TextLimits &limits) {
   if (!converted.title.empty()) output += "Title: " + converted.title + "\n";
   output += "URL: " + page.final_url + "\n\n";
   output += std::string_view(converted.text).substr(0, keep);
-  output += notes(page, limits, shown, total);
+  output += notes(page, limits, converted, shown, total);
   json::array redirects;
   for (const auto &url : page.redirects) redirects.emplace_back(url);
   extra["title"] = converted.title;

@@ -20,7 +20,7 @@ using amplifier::KernelError;
 
 struct WebConfig {
   std::chrono::milliseconds timeout{30'000};  // the whole fetch, every redirect included
-  std::size_t max_body_bytes = 5 << 20;       // read no more of a body than this
+  std::size_t max_body_bytes = 2 << 20;       // read no more of a body than this
   std::size_t max_chars = 20'000;             // the default cut of the text returned
   std::size_t max_chars_limit = 200'000;      // the largest max_chars a call may ask for
   int max_redirects = 5;
