@@ -8,6 +8,7 @@ packages=(
   libedit-dev tmux ca-certificates ccache
   git dpkg-dev rustc cargo  # modules built from source, the Debian package, the Rust example
   bubblewrap  # tool-bash sandbox (sandbox.enabled)
+  libpq-dev postgresql  # context-postgres (libpq), and the PostgreSQL 15 server its tests start
   clang-15 llvm-15  # the libFuzzer targets (scripts/fuzz.sh); clang-15 brings libclang-common-15-dev, the fuzzer and sanitizer runtimes
 )
 missing=()
