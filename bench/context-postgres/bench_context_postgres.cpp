@@ -3,6 +3,8 @@
 // `nobody` when run as root), with the server's default durability (fsync on, synchronous
 // commit): every append is one committed transaction.
 //   1. appends per second through add_message, and the cost of one append (median, p99);
+//      then the same with synchronous_commit off for the connection (set through the dsn), which
+//      leaves out the WAL flush at each commit: what the module and the protocol cost alone;
 //   2. the time to resume the session those appends made (mount + reading every row).
 // Usage: bench_context_postgres [messages]   (default 2000). Not a test: run it by hand.
 #include "pg_test_server.hpp"
@@ -78,6 +80,17 @@ double percentile(std::vector<double> values, double share) {
   return values[static_cast<std::size_t>(share * static_cast<double>(values.size() - 1))];
 }
 
+void report_appends(const std::string &label, const std::string &dsn, const std::string &id,
+                    std::size_t count) {
+  std::vector<double> costs = append_all(*mount(dsn, id), count);
+  double total_us = 0;
+  for (double cost : costs) total_us += cost;
+  fmt::print(
+      "{:<24} {:>6.0f} appends/s; one append: median {:.0f} us, p99 {:.0f} us, max {:.0f} us\n",
+      label + ":", static_cast<double>(count) / (total_us / 1e6), percentile(costs, 0.5),
+      percentile(costs, 0.99), percentile(costs, 1.0));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) try {
@@ -85,19 +98,12 @@ int main(int argc, char **argv) try {
   amplifier::set_log_level(amplifier::LogLevel::Error);
   amp_test::PgTestServer server;
   const std::string dsn = server.create_database("bench");
-  fmt::print("server: {} (fsync on, synchronous_commit on)\n", server.directory().string());
+  fmt::print("server: {} (default durability: fsync on); {} messages, one transaction each\n",
+             server.directory().string(), count);
 
-  double total_us = 0;
-  std::vector<double> costs;
-  {
-    auto session = mount(dsn, "bench-session");
-    costs = append_all(*session, count);
-    for (double cost : costs) total_us += cost;
-  }
-  fmt::print("appends: {:>8.0f} messages/s ({} messages, one transaction each)\n",
-             static_cast<double>(count) / (total_us / 1e6), count);
-  fmt::print("one append: median {:.0f} us, p99 {:.0f} us, max {:.0f} us\n", percentile(costs, 0.5),
-             percentile(costs, 0.99), percentile(costs, 1.0));
+  report_appends("commit flushed", dsn, "bench-session", count);
+  report_appends("synchronous_commit off", dsn + " options='-c synchronous_commit=off'",
+                 "bench-async", count);
 
   const auto start = Clock::now();
   auto resumed = mount(dsn, "bench-session");
