@@ -9,6 +9,7 @@ packages=(
   git dpkg-dev rustc cargo  # modules built from source, the Debian package, the Rust example
   bubblewrap  # tool-bash sandbox (sandbox.enabled)
   libgumbo-dev  # tool-web: the HTML5 parser web_fetch turns pages into text with
+  libpq-dev postgresql  # context-postgres (libpq), and the PostgreSQL 15 server its tests start
   clang-15 llvm-15  # the libFuzzer targets (scripts/fuzz.sh); clang-15 brings libclang-common-15-dev, the fuzzer and sanitizer runtimes
 )
 missing=()

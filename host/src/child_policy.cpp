@@ -11,7 +11,7 @@
 namespace amplifier::host {
 
 namespace {
-// Registered by context modules that keep transcripts (context-persistent).
+// Registered by context modules that keep transcripts (context-persistent, context-postgres).
 constexpr std::string_view kTranscriptCapability = "session.transcript";
 
 std::string known_agents(const AgentCatalog &catalog) {
@@ -65,7 +65,7 @@ void check_resumed_session(Session &session) {
   if (!info || !info->is_object())
     throw std::runtime_error(fmt::format(
         "the plan's context module '{}' does not keep transcripts, so it cannot resume a session "
-        "(use context-persistent, e.g. --plan mount-plans/persistent.yaml)",
+        "(use context-persistent, e.g. --plan mount-plans/persistent.yaml, or context-postgres)",
         session.plan().context.module));
   const auto *resumed = info->as_object().if_contains("resumed");
   if (!resumed || !resumed->is_bool() || !resumed->as_bool())

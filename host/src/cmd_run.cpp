@@ -37,7 +37,7 @@ struct RunOptions {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitCancelled = 130;
-// Registered by context modules that keep transcripts (context-persistent).
+// Registered by context modules that keep transcripts (context-persistent, context-postgres).
 constexpr std::string_view kTranscriptCapability = "session.transcript";
 
 std::string read_prompt(const std::string &arg) {
@@ -45,9 +45,10 @@ std::string read_prompt(const std::string &arg) {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
-// The options of a resumed session. The session must exist in the store the plan's context
-// uses. Without --plan, the built-in plan's in-memory context is swapped for
-// context-persistent, which keeps transcripts.
+// The options of a resumed session. Without --plan, the built-in plan's in-memory context is
+// swapped for context-persistent, which keeps transcripts. A session on files must exist in
+// the store the plan's context uses; any other context (context-postgres) is asked once
+// mounted, through its session.transcript capability (check_resumed_session).
 SessionOptions resume_options(MountPlan &plan, const RunOptions &options) {
   session_store::check_session_id(options.resume_id);
   if (options.plan_file.empty()) {
@@ -55,7 +56,8 @@ SessionOptions resume_options(MountPlan &plan, const RunOptions &options) {
     plan.context.module = "context-persistent";
   }
   const auto store = session_store_of(plan);
-  if (!session_store::session_exists(store, options.resume_id))
+  if (plan.context.module == "context-persistent" &&
+      !session_store::session_exists(store, options.resume_id))
     throw std::runtime_error(fmt::format("no session '{}' in {} (see: amplifier sessions list)",
                                          options.resume_id, store.string()));
   SessionOptions session_options;
@@ -193,7 +195,7 @@ void add_run_command(CLI::App &app, int &exit_code) {
       ->check(CLI::IsMember({"text", "jsonl"}));
   cmd->add_option("--resume", options->resume_id,
                   "Continue stored session ID (its earlier messages come first; the plan's "
-                  "context must keep transcripts, like context-persistent)");
+                  "context must keep transcripts, like context-persistent or context-postgres)");
   cmd->add_option("prompt", options->prompt,
                   "The prompt; '-' reads it from standard input; none on a terminal opens an "
                   "interactive session (as `amplifier chat`)");

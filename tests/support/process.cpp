@@ -25,6 +25,10 @@ void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOC
   dup2(in_fd, 0);
   dup2(out_fd, 1);
   dup2(err_fd, 2);
+  // Only 0-2 stay: a daemon the child starts (pg_ctl's server) must not keep the pipes open,
+  // or the output would never end.
+  for (int fd : {in_fd, out_fd, err_fd})
+    if (fd > 2) close(fd);
   for (const auto &name : o.unset_env) unsetenv(name.c_str());
   for (const auto &[k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
   if (!o.working_dir.empty() && chdir(o.working_dir.c_str()) != 0) _exit(126);

@@ -8,8 +8,6 @@
 namespace amplifier::transcript {
 namespace json = boost::json;
 
-namespace {
-
 json::object origin_json(const Origin &origin) {
   json::object out{{"provider", origin.provider}};
   if (origin.module) out["module"] = *origin.module;
@@ -17,21 +15,31 @@ json::object origin_json(const Origin &origin) {
   return out;
 }
 
+namespace {
+
 std::optional<std::string> string_field(const json::object &object, std::string_view key) {
   const json::value *value = object.if_contains(key);
   if (value == nullptr || !value->is_string()) return std::nullopt;
   return std::string(value->get_string());
 }
 
+}  // namespace
+
 // Origin is advisory (it only decides which blocks a resume may replay), so a damaged one is
 // dropped rather than costing the message.
+std::optional<Origin> origin_from_json(const json::value &value) {
+  if (!value.is_object()) return std::nullopt;
+  auto provider = string_field(value.get_object(), "provider");
+  if (!provider) return std::nullopt;
+  return Origin{*provider, string_field(value.get_object(), "module"),
+                string_field(value.get_object(), "model")};
+}
+
+namespace {
+
 std::optional<Origin> read_origin(const json::object &record) {
   const json::value *value = record.if_contains("origin");
-  if (value == nullptr || !value->is_object()) return std::nullopt;
-  auto provider = string_field(value->get_object(), "provider");
-  if (!provider) return std::nullopt;
-  return Origin{*provider, string_field(value->get_object(), "module"),
-                string_field(value->get_object(), "model")};
+  return value == nullptr ? std::nullopt : origin_from_json(*value);
 }
 
 struct LineOutcome {

@@ -57,13 +57,6 @@ std::optional<std::string> default_model(const json::value &info) {
   return defaults && defaults->is_object() ? string_at(defaults->get_object(), "model") : std::nullopt;
 }
 
-json::object origin_json(const Origin &origin) {
-  json::object out{{"provider", origin.provider}};
-  if (origin.module) out["module"] = *origin.module;
-  if (origin.model) out["model"] = *origin.model;
-  return out;
-}
-
 amp_status on_provider_response(void *user_data, amp_str, amp_str data_json, amp_writer *) noexcept {
   try {
     const json::value data = json::parse(amp::sdk::from_amp(data_json));
@@ -351,7 +344,7 @@ void ContextEngine::report_degradations(const Origin &target,
   for (const Degradation &degradation : degradations)
     host_.warn("request for " + target.provider + ": " + degradation.reason + "; " +
                degradation.fallback.value_or(""));
-  json::object data = origin_json(target);
+  json::object data = transcript::origin_json(target);
   data["degradations"] = std::move(list);
   emit(event::kDegraded, data);
 }

@@ -13,6 +13,7 @@
 // THREADS: not thread-safe; the engine calls it under its lock.
 #pragma once
 #include "amplifier/context/context_engine.hpp"
+#include "amplifier/context/metadata_tracker.hpp"
 #include "amplifier/session_store.hpp"
 #include "amplifier/transcript.hpp"
 #include "amplifier_sdk.hpp"
@@ -61,7 +62,6 @@ class TranscriptHistory final : public amplifier::context::HistoryStore {
  private:
   void lock_session();
   void open_for_writing();
-  void count_message(const boost::json::value &message);
   void save_metadata();
   // Whether writes are synced to disk (the `fsync` config), for rewrites as for appends.
   bool durable() const { return sync_ == amplifier::transcript::TranscriptWriter::Sync::each_line; }
@@ -70,7 +70,7 @@ class TranscriptHistory final : public amplifier::context::HistoryStore {
   const amplifier::session_store::SessionFiles files_;
   const amplifier::transcript::TranscriptWriter::Sync sync_;
   const amplifier::transcript::ReadLimits read_limits_;
-  amplifier::session_store::SessionMetadata metadata_;
+  amplifier::context::MetadataTracker summary_;
   std::optional<amplifier::session_store::SessionLock> lock_;
   std::unique_ptr<amplifier::transcript::TranscriptWriter> writer_;  // null until first write
 };

@@ -15,6 +15,7 @@
 // Size: files are read one line at a time, within ReadLimits, so a transcript with a huge
 // message or a huge history either loads in bounded memory or fails naming the limit.
 #pragma once
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -37,6 +38,12 @@ struct Origin {
   std::optional<std::string> module;  // its module id, e.g. "provider-anthropic"
   std::optional<std::string> model;
 };
+
+// An origin as the "origin" field of a line holds it, and back (nullopt when `value` is not a
+// usable origin: it is advisory, so a damaged one is dropped rather than costing the message).
+// Stores other than files (context-postgres) keep it in the same shape.
+boost::json::object origin_json(const Origin &origin);
+std::optional<Origin> origin_from_json(const boost::json::value &value);
 
 // One message read from (or about to be written to) a transcript.
 struct Record {

@@ -1,0 +1,91 @@
+// context-postgres: the conversation of context-simple, kept in PostgreSQL so a session lasts
+// and can be continued from any host that reaches the database.
+//
+// On creation the module connects (`dsn`, else $AMPLIFIER_PG_DSN, else libpq's PG*
+// variables), brings the schema up to date (schema.hpp), and takes the session's lease
+// (session_lease.hpp): a second host opening the same session is refused with "session busy",
+// naming it. When the session has rows it is resumed exactly as context-persistent resumes a
+// transcript (modules/context-core's PersistingContext: repair, load, the repairs appended,
+// `context:transcript_loaded`). Every message is then appended in its own transaction
+// (postgres_history.hpp). A database that fails mid-turn makes add_message fail with an error
+// that starts "database unavailable:" and names the database; nothing committed is lost, and
+// once the database is back the session continues.
+//
+// It registers the capability "session.transcript" = {"session_id", "store": "postgresql",
+// "database", "resumed", "messages"}, so the host can tell that the session persists and was
+// resumed (`amplifier run --resume ID` with a plan whose context is context-postgres).
+#include "connection_pool.hpp"
+#include "postgres_config.hpp"
+#include "postgres_history.hpp"
+#include "schema.hpp"
+#include "session_lease.hpp"
+
+#include "amplifier/context/persisting_context.hpp"
+#include "amplifier/context/session_identity.hpp"
+#include "amplifier/session_store.hpp"
+
+#include <boost/json/value_from.hpp>
+
+namespace context_postgres {
+namespace {
+
+namespace json = boost::json;
+namespace ctx = amplifier::context;
+
+// Migrates on a connection of the pool, which also proves the dsn works before anything else.
+std::string prepare_database(ConnectionPool &pool) {
+  return pool.run("preparing the schema", [](PgConnection &connection) {
+    migrate_schema(connection);
+    return connection.target();
+  });
+}
+
+class PostgresContext final : public ctx::PersistingContext {
+ public:
+  PostgresContext(amp::sdk::Host host, std::string_view config_json)
+      : PostgresContext(host, read_config(host, config_json)) {}
+
+ private:
+  PostgresContext(amp::sdk::Host host, const PostgresConfig &config)
+      : PersistingContext(host, config.budget, &history_, "context-postgres"),
+        identity_(checked(ctx::session_identity(host))),
+        pool_(config.connect, config.pool_size, config.retry),
+        database_(prepare_database(pool_)),
+        lease_(pool_, identity_.session_id, config.lease,
+               [host](const std::string &problem) { host.warn(problem); }),
+        history_(host, pool_, lease_, identity_) {
+    lease_.acquire();
+    LoadedSession loaded = history_.load();
+    if (loaded.exists) resume_session(std::move(loaded));
+    register_transcript(json::object{{"store", "postgresql"}, {"database", database_}},
+                        identity_.session_id, loaded.exists);
+  }
+
+  // The same ids as context-persistent accepts, so a session can move between the two.
+  static ctx::SessionIdentity checked(ctx::SessionIdentity identity) {
+    amplifier::session_store::check_session_id(identity.session_id);
+    return identity;
+  }
+
+  void resume_session(LoadedSession loaded) {
+    for (const auto &reason : loaded.skipped)
+      host().warn("session " + identity_.session_id + ": " + reason);
+    json::object event = resume(std::move(loaded.entries), loaded.writer);
+    event["database"] = database_;
+    event["skipped_messages"] = json::value_from(loaded.skipped);
+    announce_loaded(std::move(event));
+  }
+
+  const ctx::SessionIdentity identity_;
+  ConnectionPool pool_;
+  const std::string database_;  // where the session lives, for messages and the capability
+  SessionLease lease_;          // declared after the pool it uses, destroyed before it
+  PostgresHistory history_;
+};
+
+}  // namespace
+}  // namespace context_postgres
+
+AMP_DEFINE_MODULE(context_postgres::PostgresContext, "context-postgres", "0.1.0",
+                  "Conversation context stored in PostgreSQL: one transaction per message, a "
+                  "session lease, resumable");

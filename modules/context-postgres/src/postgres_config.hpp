@@ -1,0 +1,34 @@
+// context-postgres's configuration.
+#pragma once
+#include "connection_pool.hpp"
+
+#include "amplifier/context/budget_settings.hpp"
+#include "amplifier_sdk.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <string_view>
+
+namespace context_postgres {
+
+struct PostgresConfig {
+  amplifier::context::BudgetSettings budget;
+  // `dsn` (a conninfo string or a postgresql:// URI), else $AMPLIFIER_PG_DSN, else empty:
+  // libpq then reads its own PG* variables (PGHOST, PGDATABASE, ...) and defaults.
+  // `connect_timeout` (seconds, default 5) unless the dsn sets one.
+  ConnectSettings connect;
+  // `pool_size` (default 2): connections kept open; the lease renewal takes one now and then.
+  std::size_t pool_size = 2;
+  // `reconnect_attempts` (default 4, the first try included) and `reconnect_backoff_ms`
+  // (default 100, doubled each time, at most 2 s): how long a write waits out an outage
+  // before it fails.
+  RetryPolicy retry;
+  // `lease_seconds` (default 30): how long a session stays taken after its host stops
+  // renewing the lease (a crash); renewed every third of it.
+  std::chrono::seconds lease{30};
+};
+
+// Throws ConfigError naming the key of a bad value.
+PostgresConfig read_config(const amp::sdk::Host &host, std::string_view config_json);
+
+}  // namespace context_postgres

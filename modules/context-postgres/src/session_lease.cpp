@@ -1,0 +1,134 @@
+#include "session_lease.hpp"
+
+#include <random>
+
+#include <unistd.h>
+
+namespace context_postgres {
+
+namespace {
+
+std::string unique_holder() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  const auto nonce = (static_cast<std::uint64_t>(random()) << 32) | random();
+  return std::string(host) + "/" + std::to_string(::getpid()) + "/" + std::to_string(nonce);
+}
+
+const std::string kExtend =
+    "UPDATE amplifier_session_leases SET expires = now() + make_interval(secs => $3) "
+    "WHERE session_id = $1 AND holder = $2 AND expires > now()";
+
+// Inserts the lease, or takes over one that is ours already or has lapsed.
+const std::string kTake =
+    "INSERT INTO amplifier_session_leases (session_id, holder, expires) "
+    "VALUES ($1, $2, now() + make_interval(secs => $3)) "
+    "ON CONFLICT (session_id) DO UPDATE "
+    "SET holder = EXCLUDED.holder, acquired = now(), expires = EXCLUDED.expires "
+    "WHERE amplifier_session_leases.holder = EXCLUDED.holder "
+    "OR amplifier_session_leases.expires <= now()";
+
+}  // namespace
+
+SessionLease::SessionLease(ConnectionPool &pool, std::string session_id,
+                           std::chrono::seconds duration, Warn warn)
+    : pool_(pool),
+      session_id_(std::move(session_id)),
+      holder_(unique_holder()),
+      duration_(duration),
+      warn_(std::move(warn)) {}
+
+SessionLease::~SessionLease() {
+  if (renewer_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    stop_signal_.notify_all();
+    renewer_.join();
+    release();
+  }
+}
+
+bool SessionLease::extend(PgConnection &connection) {
+  return connection
+             .exec("renewing the lease of session " + session_id_, kExtend,
+                   {session_id_, holder_, std::to_string(duration_.count())})
+             .affected() == 1;
+}
+
+bool SessionLease::take(PgConnection &connection) {
+  return connection
+             .exec("taking the lease of session " + session_id_, kTake,
+                   {session_id_, holder_, std::to_string(duration_.count())})
+             .affected() == 1;
+}
+
+DatabaseError SessionLease::busy_error(PgConnection &connection) {
+  PgResult current = connection.exec(
+      "reading the lease of session " + session_id_,
+      "SELECT holder, to_char(expires AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+      "FROM amplifier_session_leases WHERE session_id = $1",
+      {session_id_});
+  std::string who = current.rows() == 1 ? "held by " + std::string(current.text(0, 0)) + " until " +
+                                              std::string(current.text(0, 1))
+                                        : "held by another host";
+  return DatabaseError(DatabaseErrorKind::busy,
+                       "session " + session_id_ + " is in use by another host (lease " + who +
+                           " in PostgreSQL " + connection.target() +
+                           "; a lease lapses once its host stops renewing it)");
+}
+
+void SessionLease::acquire() {
+  pool_.run("taking the lease of session " + session_id_, [&](PgConnection &connection) {
+    if (!take(connection)) throw busy_error(connection);
+  });
+  renewer_ = std::thread([this] { renew_until_stopped(); });
+}
+
+void SessionLease::confirm(PgConnection &connection) {
+  if (extend(connection) || take(connection)) return;
+  throw busy_error(connection);
+}
+
+void SessionLease::renew_until_stopped() {
+  const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(duration_) / 3;
+  std::unique_lock lock(mutex_);
+  while (!stop_signal_.wait_for(lock, period, [this] { return stopping_; })) {
+    lock.unlock();
+    renew_once();
+    lock.lock();
+  }
+}
+
+// One try per tick, no retries: the next tick is the retry, and a renewal must never hold a
+// connection for long while the database is away.
+void SessionLease::renew_once() {
+  std::string problem;
+  try {
+    ConnectionPool::Handle connection = pool_.acquire();
+    if (!extend(*connection) && !take(*connection)) problem = busy_error(*connection).what();
+  } catch (const std::exception &e) {
+    problem = e.what();
+  }
+  const bool was_failing = renewal_failing_;
+  renewal_failing_ = !problem.empty();
+  if (renewal_failing_ && !was_failing)
+    warn_("cannot renew the lease of session " + session_id_ + ": " + problem);
+  else if (!renewal_failing_ && was_failing)
+    warn_("the lease of session " + session_id_ + " is renewed again");
+}
+
+void SessionLease::release() noexcept {
+  try {
+    ConnectionPool::Handle connection = pool_.acquire();
+    connection->exec("giving back the lease of session " + session_id_,
+                     "DELETE FROM amplifier_session_leases WHERE session_id = $1 AND holder = $2",
+                     {session_id_, holder_});
+  } catch (const std::exception &e) {
+    warn_(std::string("the lease was not given back and will lapse by itself: ") + e.what());
+  }
+}
+
+}  // namespace context_postgres
