@@ -6,6 +6,7 @@
 // Usage: bench_delegate [rounds=50] [parallel=10]
 #include "amplifier/child_sessions.hpp"
 #include "amplifier/session.hpp"
+#include "scripted_children.hpp"
 
 #include <fmt/format.h>
 
@@ -19,23 +20,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// "self" children: the parent's plan without tool-delegate, answering at once.
-class AnsweringChildren : public amplifier::ChildSessionPolicy {
- public:
-  amplifier::ChildSetup setup(const amplifier::MountPlan &parent,
-                              const amplifier::SpawnRequest &request) override {
-    amplifier::ChildSetup setup;
-    setup.agent = request.agent;
-    setup.plan = parent;
-    std::erase_if(setup.plan.tools, [](const auto &t) { return t.module == "tool-delegate"; });
-    setup.plan.providers = child_.providers;
-    return setup;
-  }
-  amplifier::MountPlan child_ = amplifier::parse_plan_fragment(
-      "providers:\n  - {module: provider-mock, config: {responses: [{text: \"child answer\"}]}}\n",
-      "child");
-};
 
 // The parent's script: `rounds` turns, each `children` delegate calls (0: a direct answer)
 // and then the final text.
@@ -72,7 +56,8 @@ long peak_rss_kb() {
 double run(int rounds, int children) {
   amplifier::SessionOptions options;
   options.module_path = {AMP_MODULE_DIR};
-  options.child_policy = std::make_shared<AnsweringChildren>();
+  options.child_policy =
+      std::make_shared<amp_test::ScriptedChildren>(R"([{text: "child answer"}])");
   amplifier::Session session(amplifier::parse_mount_plan(plan(rounds, children), "bench"), options);
   session.initialize();
   std::vector<double> times;

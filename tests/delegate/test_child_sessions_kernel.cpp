@@ -4,6 +4,7 @@
 #include "amplifier/child_sessions.hpp"
 #include "amplifier/coordinator.hpp"
 #include "amplifier/session.hpp"
+#include "scripted_children.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
@@ -32,30 +33,7 @@ tools:
 )" + hooks;
 }
 
-// "self" children whose provider answers with `child_script` (YAML flow list).
-class ScriptedChildren : public amplifier::ChildSessionPolicy {
- public:
-  explicit ScriptedChildren(std::string script) : script_(std::move(script)) {}
-  amplifier::ChildSetup setup(const amplifier::MountPlan &parent,
-                              const amplifier::SpawnRequest &request) override {
-    amplifier::ChildSetup setup;
-    setup.agent = request.agent;
-    setup.plan = parent;
-    std::erase_if(setup.plan.tools, [](const auto &t) { return t.module == "tool-delegate"; });
-    auto overlay = amplifier::parse_plan_fragment(
-        "providers:\n  - module: provider-mock\n    config: {responses: " + script_ + "}\n",
-        "child overlay");
-    amplifier::merge_mount_plan(setup.plan, overlay);
-    return setup;
-  }
-  void prepare(amplifier::Session &child) override {
-    if (on_child) on_child(child);
-  }
-  std::function<void(amplifier::Session &)> on_child;
-
- private:
-  std::string script_;
-};
+using amp_test::ScriptedChildren;
 
 std::unique_ptr<amplifier::Session> session_with(const std::string &yaml,
                                                  std::shared_ptr<amplifier::ChildSessionPolicy> p) {
