@@ -48,9 +48,9 @@ std::vector<std::string> expected_checks(const std::string &id) {
 std::vector<std::string> validate_args(const std::string &file) {
   std::vector<std::string> args{file, "--behavioral"};
   if (fs::path(file).stem() == "tool-mcp") {
-    const std::string config = R"({"user_config":false,"project_config":false,"servers":{"fake":)"
-                               R"({"command":"node","args":[")" AMP_SOURCE_DIR
-                               R"(/tests/mcp/fake_server.mjs"]}}})";
+    const std::string config =
+        R"({"user_config":false,"project_config":false,"servers":{"fake":)"
+        R"({"command":"node","args":[")" AMP_SOURCE_DIR R"(/tests/mcp/fake_server.mjs"]}}})";
     args.insert(args.end(), {"--config", config});
   }
   return args;
@@ -71,15 +71,18 @@ void check_passes_everything(const std::string &file, const Report &report) {
 }  // namespace
 
 TEST_CASE("every in-tree module passes every check, behavioral ones included") {
-  const auto files = module_files(kModuleDir);
+  auto files = module_files(kModuleDir);
+  // context-postgres cannot be created without a database: test_context_postgres validates it,
+  // behavioural checks included, against the PostgreSQL server it starts.
+  std::erase_if(files,
+                [](const std::string &f) { return fs::path(f).stem() == "context-postgres"; });
   REQUIRE(files.size() >= 15);
   // Two validations at a time: each runs its checks one after another.
   for (std::size_t i = 0; i < files.size(); i += 2) {
     std::vector<std::future<Report>> running;
     for (std::size_t j = i; j < std::min(i + 2, files.size()); ++j)
-      running.push_back(std::async(std::launch::async, [file = files[j]] {
-        return validate(validate_args(file));
-      }));
+      running.push_back(std::async(std::launch::async,
+                                   [file = files[j]] { return validate(validate_args(file)); }));
     for (std::size_t j = 0; j < running.size(); ++j)
       check_passes_everything(files[i + j], running[j].get());
   }
