@@ -101,6 +101,21 @@ TEST_CASE("amplifier run stores a turn in PostgreSQL and run --resume continues 
   CHECK(unknown.err.find("did not find session 'no-such-id'") != std::string::npos);
 }
 
+TEST_CASE("the shipped plan stores its session in the database of AMPLIFIER_PG_DSN") {
+  Scratch s;
+  const std::string dsn = fresh_database();
+  host::ProcessOptions options = s.options();
+  options.env.emplace_back("AMPLIFIER_PG_DSN", dsn);
+  auto run = host::amplifier(
+      {"run", "--plan", AMP_SOURCE_DIR "/mount-plans/postgres.yaml", "list the files"}, options);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("--resume") != std::string::npos);
+  CHECK(query(dsn, "SELECT count(*) FROM amplifier_sessions") == "1");
+  // The prompt, the tool call, its result, the answer.
+  CHECK(query(dsn, "SELECT count(*) FROM amplifier_messages") == "4");
+}
+
 TEST_CASE("a host killed while it holds a session: busy until its lease lapses, then resumable") {
   Scratch s;
   const std::string dsn = fresh_database();
