@@ -100,9 +100,10 @@ int show_agent(const AgentsOptions &options) {
              terminal_safe(agent->description), terminal_safe(agent->origin));
   fmt::print("inherits:     tools: {}; hooks: {}\n", inherit_text(agent->inherit_tools),
              inherit_text(agent->inherit_hooks));
-  if (!agent->exclude_tools.empty() || !agent->exclude_hooks.empty())
-    fmt::print("excludes:     tools: {}; hooks: {}\n", fmt::join(agent->exclude_tools, ", "),
-               fmt::join(agent->exclude_hooks, ", "));
+  if (!agent->exclude_tools.empty())
+    fmt::print("excludes:     tools: {}\n", fmt::join(agent->exclude_tools, ", "));
+  if (!agent->exclude_hooks.empty())
+    fmt::print("excludes:     hooks: {}\n", fmt::join(agent->exclude_hooks, ", "));
   fmt::print("\n# instructions\n{}\n\n# the plan a child running it mounts\n{}",
              terminal_safe(agent->instructions), mount_plan_yaml(child));
   return 0;
