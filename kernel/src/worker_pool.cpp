@@ -131,7 +131,11 @@ struct WorkerPool::State {
         continue;
       }
       const std::uint64_t progress = s.started_tasks;
-      s.watch.wait_for(lock, s.options.stall_threshold);
+      // The whole threshold, whatever wakes the monitor meanwhile (every submit while all are
+      // busy does): a burst of quick submits is not a stall, and must not add workers.
+      const auto deadline = Clock::now() + s.options.stall_threshold;
+      while (!s.stopping && s.started_tasks == progress && Clock::now() < deadline)
+        s.watch.wait_until(lock, deadline);
       if (!s.stopping && s.started_tasks == progress && !s.ready.empty() && s.idle == 0)
         s.start_worker(self);
     }
