@@ -60,14 +60,20 @@ void publish_agents(Session &session, const std::filesystem::path &cwd) {
 
 void HostChildPolicy::check_resumed(Session &child) { check_resumed_session(child); }
 
-void check_resumed_session(Session &session) {
+std::optional<boost::json::object> transcript_info(Session &session) {
   auto info = session.coordinator().capability(kTranscriptCapability);
-  if (!info || !info->is_object())
+  if (!info || !info->is_object()) return std::nullopt;
+  return info->as_object();
+}
+
+void check_resumed_session(Session &session) {
+  auto info = transcript_info(session);
+  if (!info)
     throw std::runtime_error(fmt::format(
         "the plan's context module '{}' does not keep transcripts, so it cannot resume a session "
         "(use context-persistent, e.g. --plan mount-plans/persistent.yaml, or context-postgres)",
         session.plan().context.module));
-  const auto *resumed = info->as_object().if_contains("resumed");
+  const auto *resumed = info->if_contains("resumed");
   if (!resumed || !resumed->is_bool() || !resumed->as_bool())
     throw std::runtime_error(
         fmt::format("the context did not find session '{}' in its store", session.id()));

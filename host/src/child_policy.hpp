@@ -5,8 +5,11 @@
 #include "amplifier/child_sessions.hpp"
 
 #include <filesystem>
+#include <boost/json/object.hpp>
+
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace amplifier::host {
 
@@ -28,6 +31,10 @@ class HostChildPolicy : public ChildSessionPolicy {
 // ([{name, description}]), which tool-delegate lists for the model. Call before initialize.
 void publish_agents(Session &session,
                     const std::filesystem::path &cwd = std::filesystem::current_path());
+
+// What the session's context says about its transcript (capability "session.transcript"), when
+// it keeps one.
+std::optional<boost::json::object> transcript_info(Session &session);
 
 // A resume only means something when the context really loaded the stored session: throws
 // std::runtime_error saying why not. (Shared by `run --resume` and resumed children.)

@@ -37,8 +37,6 @@ struct RunOptions {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitCancelled = 130;
-// Registered by context modules that keep transcripts (context-persistent, context-postgres).
-constexpr std::string_view kTranscriptCapability = "session.transcript";
 
 std::string read_prompt(const std::string &arg) {
   if (arg != "-") return arg;
@@ -64,13 +62,6 @@ SessionOptions resume_options(MountPlan &plan, const RunOptions &options) {
   session_options.session_id = options.resume_id;
   session_options.resumed = true;
   return session_options;
-}
-
-// What the context says about its transcript, when it keeps one.
-std::optional<boost::json::object> transcript_info(Session &session) {
-  auto info = session.coordinator().capability(kTranscriptCapability);
-  if (!info || !info->is_object()) return std::nullopt;
-  return info->as_object();
 }
 
 void print_resume_hint(Session &session, const RunOptions &options) {

@@ -31,7 +31,6 @@ struct ChildRunner::Job {
   Coordinator::ApprovalHandler approvals;
   std::shared_ptr<KernelCall> call;
   std::shared_ptr<Session> child;
-  std::string agent;
 };
 
 void ChildRunner::spawn(Session &parent, std::string request_json,
@@ -71,7 +70,6 @@ void ChildRunner::spawn(Session &parent, std::string request_json,
 void ChildRunner::run(const std::shared_ptr<Job> &job) {
   try {
     ChildSetup setup = policy_->setup(job->parent_plan, job->request);
-    job->agent = setup.agent;
     job->options.agent = setup.agent;
     job->child = std::make_shared<Session>(std::move(setup.plan), job->options);
     Session &child = *job->child;
@@ -90,7 +88,7 @@ void ChildRunner::run(const std::shared_ptr<Job> &job) {
     }
     job->call->event(json::serialize(json::object{{"type", "session_started"},
                                                   {"session_id", child.id()},
-                                                  {"agent", job->agent},
+                                                  {"agent", job->options.agent},
                                                   {"resumed", job->options.resumed}}));
     start_turn(job);
   } catch (const std::exception &e) {
@@ -140,7 +138,7 @@ void ChildRunner::finish(const std::shared_ptr<Job> &job, TurnResult result) {
                       error_payload("cancelled", "the child session was cancelled", id));
   } else {
     job->call->finish(AMP_OK, json::serialize(json::object{{"session_id", id},
-                                                           {"agent", job->agent},
+                                                           {"agent", job->options.agent},
                                                            {"response", result.response},
                                                            {"status", result.status}}));
   }
