@@ -22,7 +22,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
-#include <optional>
+#include <algorithm>
 
 namespace tool_delegate {
 namespace {
@@ -91,11 +91,11 @@ class DelegateTool final : public amp::sdk::ToolModule {
       std::lock_guard lock(mutex_);
       auto it = children_.find(call);
       if (it == children_.end()) return;  // not running (any more)
-      if (it->second == 0) {              // its child is being started: cancelled as soon as it is
-        cancelled_early_[call] = level;
+      if (it->second.child == 0) {        // its child is being started: cancelled as soon as it is
+        it->second.early_cancel = std::max(it->second.early_cancel, level);
         return;
       }
-      child = it->second;
+      child = it->second.child;
     }
     host().cancel_call(child, level);
   }
@@ -111,7 +111,7 @@ class DelegateTool final : public amp::sdk::ToolModule {
   void run(amp_call_id call, const DelegateInput &input) {
     {
       std::lock_guard lock(mutex_);
-      children_[call] = 0;  // running, its child not started yet
+      children_[call] = Running{};  // its child not started yet
     }
     auto child = std::make_shared<ChildCall>();
     const std::string agent = input.agent;
@@ -194,29 +194,31 @@ class DelegateTool final : public amp::sdk::ToolModule {
   }
 
   void track(amp_call_id call, amp_call_id child_call) {
-    std::optional<amp_cancel_level> early;
+    amp_cancel_level early = AMP_CANCEL_NONE;
     {
       std::lock_guard lock(mutex_);
-      children_[call] = child_call;
-      if (auto it = cancelled_early_.find(call); it != cancelled_early_.end()) {
-        early = it->second;
-        cancelled_early_.erase(it);
-      }
+      Running &running = children_[call];
+      running.child = child_call;
+      early = running.early_cancel;
     }
-    if (early) host().cancel_call(child_call, *early);
+    if (early != AMP_CANCEL_NONE) host().cancel_call(child_call, early);
   }
 
   void untrack(amp_call_id call) {
     std::lock_guard lock(mutex_);
     children_.erase(call);
-    cancelled_early_.erase(call);
   }
 
   DelegateConfig config_;
   std::string parent_session_id_;
   std::mutex mutex_;
-  std::map<amp_call_id, amp_call_id> children_;  // our call -> the child's call (0: starting)
-  std::map<amp_call_id, amp_cancel_level> cancelled_early_;
+  // One per running delegate call: its child's call (0 while it is being started) and a cancel
+  // that came before the child's call existed.
+  struct Running {
+    amp_call_id child = 0;
+    amp_cancel_level early_cancel = AMP_CANCEL_NONE;
+  };
+  std::map<amp_call_id, Running> children_;
 };
 
 }  // namespace
