@@ -55,7 +55,7 @@ extern "C" {
 #endif
 
 #define AMP_ABI_VERSION_MAJOR 1
-#define AMP_ABI_VERSION_MINOR 3
+#define AMP_ABI_VERSION_MINOR 4
 
 /* The single symbol every module exports. */
 #define AMP_ENTRY_SYMBOL "amplifier_module_entry"
@@ -511,6 +511,29 @@ typedef struct amp_context_vtable {
   amp_status (*get_messages_for_request)(void *instance, amp_str request_json, amp_writer *out);
   amp_status (*set_messages)(void *instance, amp_str messages_json);
   amp_status (*clear)(void *instance);
+
+  /* --- Added in ABI 1.4 (check with AMP_HAS_FIELD before use) -------------------------- */
+
+  /* The sessions a persisting context keeps, reached without a session and without an
+   * instance, so the host can list, show and import them through whichever module a plan
+   * names (`amplifier sessions --plan`, `amplifier serve` continuing a session another host
+   * started). `config_json` is the context's config object as the plan gives it;
+   * `query_json` is one of
+   *   {"op":"list"}  -> [{"id", "updated", "turns"?, "provider"?, "model"?, "preview",
+   *                       "problem"?}, ...], newest first
+   *   {"op":"read", "session_id"}
+   *        -> {"metadata": object|null, "messages": [message, ...], "origins": [...]}
+   *   {"op":"import", "session_id", "metadata": object|null, "messages": [...], "origins"?}
+   *        -> {"session_id", "messages": N}; refused (AMP_ERROR) when the session exists
+   * ("metadata" has the fields of context-persistent's metadata.json; "origins" holds, for
+   * each message, the {provider, module?, model?} that produced it, or null). Returns AMP_OK with
+   * the answer written to `out`; otherwise a human-readable reason is written to `out`
+   * instead: AMP_NOT_FOUND (no such session), AMP_UNSUPPORTED (an op the module lacks),
+   * AMP_INVALID_ARGUMENT (a bad config or query), AMP_ERROR (the store failed).
+   * NULL for a context that keeps nothing. Blocks on the store's I/O: the host never calls it
+   * on a latency-critical thread. OWNERSHIP: both strings borrowed for the call; `out` is
+   * host-owned. THREADS: any thread, concurrently with itself and with live instances. */
+  amp_status (*sessions_query)(amp_str config_json, amp_str query_json, amp_writer *out);
 } amp_context_vtable;
 
 /* Hook modules register handlers from `create` / `session_ready` through the host API;

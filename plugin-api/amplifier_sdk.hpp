@@ -16,6 +16,7 @@
 #include "amplifier_plugin.h"
 #include "amplifier_sdk_json.hpp"
 
+#include <concepts>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -371,6 +372,16 @@ class OrchestratorModule : public ModuleBase {
   virtual void cancel(amp_call_id, amp_cancel_level) {}
 };
 
+// A context that keeps sessions answers amp_context_vtable.sessions_query by defining
+//   static std::string sessions_query(std::string_view config_json, std::string_view query_json);
+// in its class: the answer's JSON, or a throw of QueryError (its status and reason) or any
+// other exception (AMP_ERROR and its what()). Contexts without it leave the function NULL.
+class QueryError : public std::runtime_error {
+ public:
+  QueryError(amp_status s, const std::string &what) : std::runtime_error(what), status(s) {}
+  amp_status status;
+};
+
 class ContextModule : public ModuleBase {
  public:
   static constexpr amp_module_kind kind = AMP_KIND_CONTEXT;
@@ -573,8 +584,34 @@ struct Tables<M> {
             return AMP_OK;
           });
         },
+        sessions_query(),
     };
     return &t;
+  }
+
+  using SessionsQueryFn = amp_status (*)(amp_str, amp_str, amp_writer *);
+  static SessionsQueryFn sessions_query() noexcept {
+    if constexpr (requires(std::string_view v) {
+                    { M::sessions_query(v, v) } -> std::convertible_to<std::string>;
+                  }) {
+      return [](amp_str config, amp_str query, amp_writer *out) noexcept {
+        try {
+          write_to(out, M::sessions_query(from_amp(config), from_amp(query)));
+          return AMP_OK;
+        } catch (const QueryError &e) {
+          write_to(out, e.what());
+          return e.status;
+        } catch (const std::exception &e) {
+          write_to(out, e.what());
+          return AMP_ERROR;
+        } catch (...) {
+          write_to(out, "sessions_query threw a non-standard exception");
+          return AMP_ERROR;
+        }
+      };
+    } else {
+      return nullptr;
+    }
   }
 };
 
