@@ -1,9 +1,14 @@
 // `amplifier sessions list | show ID | migrate ID`: the stored sessions of persisting contexts.
+// Sessions on files (context-persistent, the default) are read from the store directory. When
+// --plan names a context that keeps its sessions elsewhere (context-postgres), every command
+// goes through that module's sessions_query instead, and `migrate` imports a session from
+// files into it.
 #include "command_errors.hpp"
 #include "commands.hpp"
 
 #include "amplifier/model.hpp"
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/session_query.hpp"
 #include "amplifier/session_store.hpp"
 #include "amplifier/transcript.hpp"
 
@@ -32,7 +37,25 @@ struct SessionsOptions {
   StoreChoice store;
   std::string id;
   bool as_json = false;
+  std::string from_dir;  // migrate into a plan's store: the file store the session comes from
 };
+
+// The sessions of a plan whose context keeps them itself (not on files), with the library
+// that answers for them loaded.
+struct PlanStore {
+  ModuleLoader loader;
+  std::optional<ContextSessionStore> store;
+};
+
+// The --plan's context store when its module answers sessions queries; nullptr for files.
+std::unique_ptr<PlanStore> module_store(const StoreChoice &choice) {
+  if (choice.plan_file.empty()) return nullptr;
+  const MountPlan plan = load_mount_plan(choice.plan_file);
+  auto found = std::make_unique<PlanStore>();
+  found->store = ContextSessionStore::open(found->loader, plan.context);
+  if (!found->store) return nullptr;
+  return found;
+}
 
 fs::path chosen_store(const StoreChoice &choice) {
   if (!choice.store_dir.empty()) return store::resolve_store_dir(choice.store_dir);
@@ -51,10 +74,33 @@ void add_store_options(CLI::App *command, StoreChoice &choice) {
 
 // ---- list -------------------------------------------------------------------------------
 
-int list_sessions(const SessionsOptions &options) {
-  const fs::path where = chosen_store(options.store);
-  const auto sessions = store::list_sessions(where);
-  if (options.as_json) {
+store::SessionSummary summary_from_json(const json::object &row) {
+  auto text = [&](std::string_view key) -> std::optional<std::string> {
+    const json::value *v = row.if_contains(key);
+    return v && v->is_string() ? std::optional<std::string>(v->get_string()) : std::nullopt;
+  };
+  store::SessionSummary summary;
+  summary.id = text("id").value_or("");
+  summary.updated = text("updated").value_or("");
+  if (const json::value *turns = row.if_contains("turns"); turns && turns->is_int64())
+    summary.turn_count = turns->get_int64();
+  summary.provider = text("provider");
+  summary.model = text("model");
+  summary.preview = text("preview").value_or("");
+  summary.problem = text("problem");
+  return summary;
+}
+
+std::vector<store::SessionSummary> summaries_of(const json::array &rows) {
+  std::vector<store::SessionSummary> sessions;
+  for (const auto &row : rows)
+    if (row.is_object()) sessions.push_back(summary_from_json(row.get_object()));
+  return sessions;
+}
+
+int print_sessions(const std::vector<store::SessionSummary> &sessions, const std::string &where,
+                   bool as_json) {
+  if (as_json) {
     json::array rows;
     for (const auto &s : sessions) {
       json::object row{{"id", s.id},
@@ -70,10 +116,11 @@ int list_sessions(const SessionsOptions &options) {
     return 0;
   }
   if (sessions.empty()) {
-    fmt::print(stderr, "amplifier: no sessions in {}\n", where.string());
+    fmt::print(stderr, "amplifier: no sessions in {}\n", where);
     return 0;
   }
-  fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", "ID", "UPDATED", "TURNS", "PROVIDER", "PREVIEW");
+  fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", "ID", "UPDATED", "TURNS", "PROVIDER",
+             "PREVIEW");
   for (const auto &s : sessions) {
     fmt::print("{:<36}  {:<24}  {:>5}  {:<18}  {}\n", s.id, s.updated,
                s.turn_count ? std::to_string(*s.turn_count) : std::string("?"),
@@ -81,6 +128,14 @@ int list_sessions(const SessionsOptions &options) {
     if (s.problem) fmt::print(stderr, "amplifier: warning: session {}: {}\n", s.id, *s.problem);
   }
   return 0;
+}
+
+int list_sessions(const SessionsOptions &options) {
+  if (auto plan = module_store(options.store))
+    return print_sessions(summaries_of(plan->store->list()), plan->store->module_id(),
+                          options.as_json);
+  const fs::path where = chosen_store(options.store);
+  return print_sessions(store::list_sessions(where), where.string(), options.as_json);
 }
 
 // ---- show -------------------------------------------------------------------------------
@@ -92,7 +147,8 @@ std::string block_line(const ContentBlock &block) {
                        thinking->signature ? ", signed" : "");
   if (const auto *call = block_as<ToolCallBlock>(block))
     return fmt::format("-> {} {} [{}]", call->name,
-                       store::one_line_preview(json::serialize(call->input), kToolPreviewChars), call->id);
+                       store::one_line_preview(json::serialize(call->input), kToolPreviewChars),
+                       call->id);
   if (const auto *result = block_as<ToolResultBlock>(block)) {
     const std::string output = result->output.is_string() ? std::string(result->output.as_string())
                                                           : json::serialize(result->output);
@@ -125,7 +181,7 @@ void print_message(const json::value &stored) {
 }
 
 void print_header(const std::string &id, const std::optional<store::SessionMetadata> &metadata,
-                  const fs::path &file) {
+                  const std::string &location) {
   fmt::print("session {}\n", id);
   if (metadata) {
     fmt::print("created {}, updated {}, {} turn(s)", metadata->created, metadata->updated,
@@ -138,7 +194,7 @@ void print_header(const std::string &id, const std::optional<store::SessionMetad
     for (const auto &d : metadata->degradations)
       fmt::print("degradation: {}: {}\n", d.feature, d.reason);
   }
-  fmt::print("transcript {}\n\n", file.string());
+  fmt::print("{}\n\n", location);
 }
 
 void print_footer(std::size_t messages, const transcript::Transcript &read) {
@@ -149,7 +205,33 @@ void print_footer(std::size_t messages, const transcript::Transcript &read) {
 
 // Printed as it is read, one message at a time, so a transcript of any length is shown in
 // bounded memory (each line up to the default max_line_bytes).
+// A session the plan's context module keeps, as it reads it back.
+int show_stored_session(const ContextSessionStore &from, const SessionsOptions &options) {
+  const auto session = from.read(options.id);
+  if (!session)
+    throw std::runtime_error(
+        fmt::format("no session '{}' in the store of {}", options.id, from.module_id()));
+  const json::array &messages = session->at("messages").get_array();
+  if (options.as_json) {
+    fmt::print("{}\n", json::serialize(messages));
+    return 0;
+  }
+  std::optional<store::SessionMetadata> metadata;
+  if (const json::value *saved = session->if_contains("metadata"); saved && saved->is_object()) {
+    try {
+      metadata = store::metadata_from_json(*saved);
+    } catch (const std::exception &e) {
+      fmt::print(stderr, "amplifier: warning: {}\n", e.what());
+    }
+  }
+  print_header(options.id, metadata, "stored by " + from.module_id());
+  for (const auto &message : messages) print_message(message);
+  fmt::print("\n({} message(s))\n", messages.size());
+  return 0;
+}
+
 int show_session(const SessionsOptions &options) {
+  if (auto plan = module_store(options.store)) return show_stored_session(*plan->store, options);
   const fs::path where = chosen_store(options.store);
   const store::SessionFiles files = store::session_files(where, options.id);
   if (!store::session_exists(where, options.id))
@@ -161,7 +243,7 @@ int show_session(const SessionsOptions &options) {
     } catch (const std::exception &e) {
       fmt::print(stderr, "amplifier: warning: {}\n", e.what());
     }
-    print_header(options.id, metadata, files.transcript);
+    print_header(options.id, metadata, "transcript " + files.transcript.string());
   }
   std::size_t messages = 0;
   if (options.as_json) fmt::print("[");
@@ -186,7 +268,47 @@ int show_session(const SessionsOptions &options) {
 
 // ---- migrate ----------------------------------------------------------------------------
 
+// Copies a session from files into the plan's context store, converting legacy lines on the
+// way; the files stay as they were.
+int import_session(const ContextSessionStore &into, const SessionsOptions &options) {
+  store::check_session_id(options.id);
+  const fs::path from = options.from_dir.empty() ? store::default_store_dir()
+                                                 : store::resolve_store_dir(options.from_dir);
+  if (!store::session_exists(from, options.id))
+    throw std::runtime_error(fmt::format("no session '{}' in {}", options.id, from.string()));
+  const store::SessionFiles files = store::session_files(from, options.id);
+  json::array messages, origins;
+  const transcript::Transcript read = transcript::read_transcript(
+      files.transcript,
+      [&](transcript::Record &&record) {
+        messages.push_back(std::move(record.message));
+        origins.push_back(record.origin ? json::value(transcript::origin_json(*record.origin))
+                                        : json::value());
+        return true;
+      },
+      transcript::ReadLimits{transcript::kDefaultMaxLineBytes, 0});
+  for (const auto &line : read.skipped)
+    fmt::print(stderr, "amplifier: warning: line {} left out: {}\n", line.line, line.reason);
+  const auto metadata = store::read_metadata(files.metadata);
+  const std::size_t count = messages.size();
+  into.query({{"op", "import"},
+              {"session_id", options.id},
+              {"metadata", metadata ? json::value(store::to_json(*metadata)) : json::value()},
+              {"messages", std::move(messages)},
+              {"origins", std::move(origins)}});
+  fmt::print(
+      "imported session {} from {} into {}: {} message(s), {} converted from the legacy "
+      "format; the files are left as they were\n",
+      options.id, from.string(), into.module_id(), count, read.legacy_records);
+  return 0;
+}
+
 int migrate_session(const SessionsOptions &options) {
+  if (auto plan = module_store(options.store)) return import_session(*plan->store, options);
+  if (!options.from_dir.empty())
+    throw std::runtime_error(
+        "--from needs a --plan whose context keeps sessions itself "
+        "(such as context-postgres): files are migrated in place");
   const fs::path where = chosen_store(options.store);
   const store::MigrationResult result = store::migrate_session(where, options.id);
   for (const auto &line : result.skipped)
@@ -196,9 +318,10 @@ int migrate_session(const SessionsOptions &options) {
                options.id, result.records);
     return 0;
   }
-  fmt::print("migrated session {}: {} message(s), {} converted from the legacy format; "
-             "the original is kept in {}\n",
-             options.id, result.records, result.converted, result.backup->string());
+  fmt::print(
+      "migrated session {}: {} message(s), {} converted from the legacy format; "
+      "the original is kept in {}\n",
+      options.id, result.records, result.converted, result.backup->string());
   return 0;
 }
 
@@ -215,29 +338,41 @@ fs::path session_store_of(const MountPlan &plan) {
 
 void add_sessions_command(CLI::App &app, int &exit_code) {
   CLI::App *sessions = app.add_subcommand(
-      "sessions", "Inspect and migrate stored sessions (written by context-persistent)");
+      "sessions",
+      "Inspect and migrate stored sessions (on files, or in the store of --plan's "
+      "context)");
   sessions->require_subcommand(1);
   auto options = std::make_shared<SessionsOptions>();
 
-  CLI::App *list = sessions->add_subcommand("list", "List stored sessions, newest first, with a "
-                                                    "one-line preview of each");
+  CLI::App *list = sessions->add_subcommand("list",
+                                            "List stored sessions, newest first, with a "
+                                            "one-line preview of each");
   add_store_options(list, options->store);
   list->add_flag("--json", options->as_json, "Print a JSON array instead of a table");
-  list->callback([options, &exit_code] { run_reporting(exit_code, [&] { return list_sessions(*options); }); });
+  list->callback(
+      [options, &exit_code] { run_reporting(exit_code, [&] { return list_sessions(*options); }); });
 
   CLI::App *show = sessions->add_subcommand("show", "Print a stored session's conversation");
   add_store_options(show, options->store);
   show->add_option("id", options->id, "The session id")->required();
   show->add_flag("--json", options->as_json,
                  "Print the messages as a JSON array (legacy lines converted)");
-  show->callback([options, &exit_code] { run_reporting(exit_code, [&] { return show_session(*options); }); });
+  show->callback(
+      [options, &exit_code] { run_reporting(exit_code, [&] { return show_session(*options); }); });
 
   CLI::App *migrate = sessions->add_subcommand(
-      "migrate", "Rewrite a session's transcript in the current format, keeping a backup of the "
-                 "original (sessions in the legacy format also load without this)");
+      "migrate",
+      "Rewrite a session's transcript in the current format, keeping a backup of the "
+      "original (sessions in the legacy format also load without this); with a "
+      "--plan whose context is a database, import the session from files into it");
   add_store_options(migrate, options->store);
   migrate->add_option("id", options->id, "The session id")->required();
-  migrate->callback([options, &exit_code] { run_reporting(exit_code, [&] { return migrate_session(*options); }); });
+  migrate->add_option("--from", options->from_dir,
+                      "With a --plan whose context keeps sessions itself (context-postgres): "
+                      "the file store to import the session from (default: the default store)");
+  migrate->callback([options, &exit_code] {
+    run_reporting(exit_code, [&] { return migrate_session(*options); });
+  });
 }
 
 }  // namespace amplifier::host

@@ -101,6 +101,80 @@ TEST_CASE("amplifier run stores a turn in PostgreSQL and run --resume continues 
   CHECK(unknown.err.find("did not find session 'no-such-id'") != std::string::npos);
 }
 
+TEST_CASE("amplifier sessions list, show and migrate go through context-postgres") {
+  Scratch s;
+  const std::string dsn = fresh_database();
+  const fs::path plan = s.plan("pg.yaml", postgres_plan(dsn, mock_provider()));
+  auto first =
+      s.amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "Where is the pineapple?"});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::string id = session_of(first.out);
+
+  auto listed = s.amplifier({"sessions", "list", "--plan", plan.string(), "--json"});
+  INFO(listed.err);
+  REQUIRE(listed.exit_code == 0);
+  const json::array rows = json::parse(listed.out).as_array();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].at("id").as_string() == id);
+  CHECK(rows[0].at("turns").as_int64() == 1);
+  CHECK(rows[0].at("provider").as_string() == "provider-mock");
+  CHECK(rows[0].at("preview").as_string() == "Where is the pineapple?");
+  auto table = s.amplifier({"sessions", "list", "--plan", plan.string()});
+  CHECK(table.out.find(id) != std::string::npos);
+
+  auto shown = s.amplifier({"sessions", "show", "--plan", plan.string(), id});
+  INFO(shown.err);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.out.find("stored by context-postgres") != std::string::npos);
+  CHECK(shown.out.find("[user]\n  Where is the pineapple?") != std::string::npos);
+  CHECK(shown.out.find("Mock response to: Where is the pineapple?") != std::string::npos);
+  CHECK(shown.out.find("(2 message(s))") != std::string::npos);
+  auto as_json = s.amplifier({"sessions", "show", "--plan", plan.string(), "--json", id});
+  REQUIRE(as_json.exit_code == 0);
+  CHECK(json::parse(as_json.out).as_array().size() == 2);
+  auto unknown = s.amplifier({"sessions", "show", "--plan", plan.string(), "nope"});
+  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.err.find("no session 'nope' in the store of context-postgres") !=
+        std::string::npos);
+
+  // A session on files, imported into the database, then continued from there.
+  const fs::path files = s.plan("files.yaml",
+                                "session:\n  orchestrator: loop-basic\n  context:\n    module: "
+                                "context-persistent\n    config: {store_dir: " +
+                                    (s.dir / "store").string() + "}\n" + mock_provider());
+  auto on_files =
+      s.amplifier({"run", "--plan", files.string(), "--format", "jsonl", "Kept on files first"});
+  REQUIRE(on_files.exit_code == 0);
+  const std::string moved = session_of(on_files.out);
+  const std::string store = (s.dir / "store").string();
+  auto migrated =
+      s.amplifier({"sessions", "migrate", "--plan", plan.string(), "--from", store, moved});
+  INFO(migrated.err);
+  REQUIRE(migrated.exit_code == 0);
+  CHECK(migrated.out.find("imported session " + moved) != std::string::npos);
+  CHECK(count_messages(dsn, moved) == 2);
+  CHECK(query(dsn, "SELECT origin->>'provider' FROM amplifier_messages WHERE session_id = '" +
+                       moved + "' AND seq = 1") == "provider-mock");
+  auto again =
+      s.amplifier({"sessions", "migrate", "--plan", plan.string(), "--from", store, moved});
+  CHECK(again.exit_code == 1);
+  CHECK(again.err.find("already in the database") != std::string::npos);
+  auto continued = s.amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "--resume",
+                                moved, "And now from the database?"});
+  INFO(continued.err);
+  REQUIRE(continued.exit_code == 0);
+  CHECK(events_named(continued.out, "session:resume").size() == 1);
+  CHECK(count_messages(dsn, moved) == 4);
+  CHECK(fs::exists(s.dir / "store" / moved));  // the files are left as they were
+  auto both = s.amplifier({"sessions", "list", "--plan", plan.string(), "--json"});
+  CHECK(json::parse(both.out).as_array().size() == 2);
+  // --from belongs to an import; on files, migrate rewrites in place.
+  auto misplaced = s.amplifier({"sessions", "migrate", "--from", store, moved});
+  CHECK(misplaced.exit_code == 1);
+  CHECK(misplaced.err.find("--from needs a --plan") != std::string::npos);
+}
+
 TEST_CASE("the shipped plan stores its session in the database of AMPLIFIER_PG_DSN") {
   Scratch s;
   const std::string dsn = fresh_database();

@@ -11,6 +11,9 @@
 // that starts "database unavailable:" and names the database; nothing committed is lost, and
 // once the database is back the session continues.
 //
+// Its sessions_query (ABI 1.4) lists, reads and imports the database's sessions without a
+// session, for `amplifier sessions --plan` and `amplifier serve` (session_queries.hpp).
+//
 // It registers the capability "session.transcript" = {"session_id", "store": "postgresql",
 // "database", "resumed", "messages"}, so the host can tell that the session persists and was
 // resumed (`amplifier run --resume ID` with a plan whose context is context-postgres).
@@ -19,6 +22,7 @@
 #include "postgres_history.hpp"
 #include "schema.hpp"
 #include "session_lease.hpp"
+#include "session_queries.hpp"
 
 #include "amplifier/context/persisting_context.hpp"
 #include "amplifier/context/session_identity.hpp"
@@ -43,7 +47,12 @@ std::string prepare_database(ConnectionPool &pool) {
 class PostgresContext final : public ctx::PersistingContext {
  public:
   PostgresContext(amp::sdk::Host host, std::string_view config_json)
-      : PostgresContext(host, read_config(host, config_json)) {}
+      : PostgresContext(host, read_config(&host, config_json)) {}
+
+  // The sessions in the database, without a session (session_queries.hpp).
+  static std::string sessions_query(std::string_view config_json, std::string_view query_json) {
+    return answer_sessions_query(config_json, query_json);
+  }
 
  private:
   PostgresContext(amp::sdk::Host host, const PostgresConfig &config)

@@ -21,7 +21,7 @@ std::string dsn_from(ms::ConfigReader &reader) {
 
 }  // namespace
 
-PostgresConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
+PostgresConfig read_config(const amp::sdk::Host *host, std::string_view config_json) {
   ms::ConfigReader reader(config_json, "context-postgres config");
   PostgresConfig config;
   config.budget = amplifier::context::read_budget_settings(reader);
@@ -36,7 +36,7 @@ PostgresConfig read_config(const amp::sdk::Host &host, std::string_view config_j
       reader.get_int("reconnect_backoff_ms", config.retry.backoff.count(), 1, 60000));
   config.lease =
       std::chrono::seconds(reader.get_int("lease_seconds", config.lease.count(), 1, 86400));
-  reader.warn_unknown_keys(host);
+  if (host) reader.warn_unknown_keys(*host);
   return config;
 }
 

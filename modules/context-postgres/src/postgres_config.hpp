@@ -28,7 +28,8 @@ struct PostgresConfig {
   std::chrono::seconds lease{30};
 };
 
-// Throws ConfigError naming the key of a bad value.
-PostgresConfig read_config(const amp::sdk::Host &host, std::string_view config_json);
+// Throws ConfigError naming the key of a bad value. Unknown keys are warned about through
+// `host`, when there is one (sessions_query has none).
+PostgresConfig read_config(const amp::sdk::Host *host, std::string_view config_json);
 
 }  // namespace context_postgres

@@ -1,0 +1,196 @@
+#include "session_queries.hpp"
+
+#include "connection_pool.hpp"
+#include "postgres_config.hpp"
+#include "schema.hpp"
+
+#include "amplifier/context/message_json.hpp"
+#include "amplifier/session_store.hpp"
+#include "amplifier/transcript.hpp"
+#include "amplifier_sdk.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace context_postgres {
+namespace json = boost::json;
+namespace store = amplifier::session_store;
+namespace transcript = amplifier::transcript;
+using amp::sdk::QueryError;
+
+namespace {
+
+constexpr std::size_t kPreviewChars = 80;
+
+// The value of a jsonb/text column as JSON, null for SQL NULL or text that is not JSON.
+json::value json_column(const PgResult &rows, int row, int column) {
+  if (rows.is_null(row, column)) return nullptr;
+  json::error_code error;
+  json::value value = json::parse(rows.text(row, column), error);
+  return error ? json::value() : value;
+}
+
+std::string text_field(const json::object &object, std::string_view key) {
+  const json::value *value = object.if_contains(key);
+  return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+const std::string &checked_session_id(const json::object &query, std::string &storage) {
+  storage = text_field(query, "session_id");
+  try {
+    store::check_session_id(storage);
+  } catch (const std::exception &e) {
+    throw QueryError(AMP_INVALID_ARGUMENT, e.what());
+  }
+  return storage;
+}
+
+json::object summary_of(const std::string &id, const std::string &updated,
+                        const json::value &saved) {
+  json::object row{{"id", id}, {"updated", updated}, {"preview", ""}};
+  if (saved.is_null()) return row;
+  try {
+    const store::SessionMetadata metadata = store::metadata_from_json(saved);
+    if (!metadata.updated.empty()) row["updated"] = metadata.updated;
+    row["turns"] = metadata.turn_count;
+    if (metadata.provider) row["provider"] = *metadata.provider;
+    if (metadata.model) row["model"] = *metadata.model;
+    row["preview"] = store::one_line_preview(metadata.preview.value_or(""), kPreviewChars);
+  } catch (const std::exception &e) {
+    row["problem"] = std::string("its metadata cannot be read: ") + e.what();
+  }
+  return row;
+}
+
+json::array list_sessions(PgConnection &connection) {
+  PgResult rows = connection.exec(
+      "listing the sessions",
+      "SELECT id, to_char(updated AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
+      "metadata::text FROM amplifier_sessions ORDER BY updated DESC, id");
+  json::array sessions;
+  sessions.reserve(static_cast<std::size_t>(rows.rows()));
+  for (int row = 0; row < rows.rows(); ++row)
+    sessions.push_back(summary_of(std::string(rows.text(row, 0)), std::string(rows.text(row, 1)),
+                                  json_column(rows, row, 2)));
+  return sessions;
+}
+
+json::object read_session(PgConnection &connection, const std::string &id) {
+  PgResult found = connection.exec(
+      "reading session " + id, "SELECT metadata::text FROM amplifier_sessions WHERE id = $1", {id});
+  if (found.rows() != 1) throw QueryError(AMP_NOT_FOUND, "no session '" + id + "' in the database");
+  json::array messages, origins;
+  connection.stream("reading the messages of session " + id,
+                    "SELECT message, origin::text FROM amplifier_messages WHERE session_id = $1 "
+                    "ORDER BY seq",
+                    {id}, [&](const PgResult &row) {
+                      messages.push_back(json_column(row, 0, 0));
+                      origins.push_back(json_column(row, 0, 1));
+                    });
+  return {{"metadata", json_column(found, 0, 0)},
+          {"messages", std::move(messages)},
+          {"origins", std::move(origins)}};
+}
+
+// The metadata an imported session starts with: the one given (its id made this session's),
+// else a summary of the messages.
+store::SessionMetadata imported_metadata(const std::string &id, const json::value &given,
+                                         const json::array &messages) {
+  store::SessionMetadata metadata;
+  if (given.is_object()) {
+    try {
+      metadata = store::metadata_from_json(given);
+    } catch (const std::exception &e) {
+      throw QueryError(AMP_INVALID_ARGUMENT, std::string("bad \"metadata\": ") + e.what());
+    }
+  } else {
+    metadata.created = metadata.updated = store::utc_timestamp_now();
+  }
+  metadata.session_id = id;
+  metadata.message_count = static_cast<std::int64_t>(messages.size());
+  return metadata;
+}
+
+json::value origin_at(const json::object &query, std::size_t index) {
+  const json::value *origins = query.if_contains("origins");
+  if (!origins || !origins->is_array() || index >= origins->get_array().size()) return nullptr;
+  const json::value &origin = origins->get_array()[index];
+  return transcript::origin_from_json(origin) ? origin : json::value();
+}
+
+json::object import_session(PgConnection &connection, const std::string &id,
+                            const json::object &query) {
+  const json::value *messages = query.if_contains("messages");
+  if (!messages || !messages->is_array())
+    throw QueryError(AMP_INVALID_ARGUMENT, "an import needs a \"messages\" array");
+  const json::array &list = messages->get_array();
+  const store::SessionMetadata metadata = imported_metadata(
+      id, query.contains("metadata") ? query.at("metadata") : json::value(), list);
+  Transaction transaction(connection);
+  PgResult leased = connection.exec(
+      "checking the lease of session " + id,
+      "SELECT holder FROM amplifier_session_leases WHERE session_id = $1 AND expires > now()",
+      {id});
+  if (leased.rows() > 0)
+    throw QueryError(AMP_ERROR, "session '" + id + "' is open on " +
+                                    std::string(leased.text(0, 0)) + "; it cannot be imported");
+  PgResult inserted = connection.exec(
+      "importing session " + id,
+      "INSERT INTO amplifier_sessions (id, parent_id, created, updated, metadata) "
+      "VALUES ($1, $2, $3::timestamptz, now(), $4::jsonb) ON CONFLICT (id) DO NOTHING "
+      "RETURNING id",
+      {id, metadata.parent_id, metadata.created, json::serialize(store::to_json(metadata))});
+  if (inserted.rows() != 1)
+    throw QueryError(AMP_ERROR, "session '" + id + "' is already in the database");
+  for (std::size_t seq = 0; seq < list.size(); ++seq) {
+    if (!list[seq].is_object())
+      throw QueryError(AMP_INVALID_ARGUMENT,
+                       "message " + std::to_string(seq) + " is not a JSON object");
+    const json::value origin = origin_at(query, seq);
+    connection.exec(
+        "importing message " + std::to_string(seq) + " of session " + id,
+        "INSERT INTO amplifier_messages (session_id, seq, role, message, origin) "
+        "VALUES ($1, $2, $3, $4, $5::jsonb)",
+        {id, std::to_string(seq), std::string(amplifier::context::role_of(list[seq])),
+         json::serialize(list[seq]), origin.is_null() ? Param() : Param(json::serialize(origin))});
+  }
+  transaction.commit("committing the import of session " + id);
+  return {{"session_id", id}, {"messages", list.size()}};
+}
+
+json::object parsed_query(std::string_view query_json) {
+  json::error_code error;
+  json::value query = json::parse(query_json, error);
+  if (error || !query.is_object())
+    throw QueryError(AMP_INVALID_ARGUMENT, "the query is not a JSON object");
+  return std::move(query.get_object());
+}
+
+PostgresConfig parsed_config(std::string_view config_json) {
+  try {
+    return read_config(nullptr, config_json);
+  } catch (const std::exception &e) {
+    throw QueryError(AMP_INVALID_ARGUMENT, e.what());
+  }
+}
+
+}  // namespace
+
+std::string answer_sessions_query(std::string_view config_json, std::string_view query_json) {
+  const json::object query = parsed_query(query_json);
+  const std::string op = text_field(query, "op");
+  if (op != "list" && op != "read" && op != "import")
+    throw QueryError(AMP_UNSUPPORTED, "context-postgres has no sessions query '" + op + "'");
+  const PostgresConfig config = parsed_config(config_json);
+  ConnectionPool pool(config.connect, 1, config.retry);
+  std::string id_storage;
+  return pool.run("answering a sessions query", [&](PgConnection &connection) {
+    migrate_schema(connection);  // a database used for the first time has no sessions yet
+    if (op == "list") return json::serialize(list_sessions(connection));
+    const std::string &id = checked_session_id(query, id_storage);
+    if (op == "read") return json::serialize(read_session(connection, id));
+    return json::serialize(import_session(connection, id, query));
+  });
+}
+
+}  // namespace context_postgres
