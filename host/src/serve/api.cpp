@@ -4,6 +4,7 @@
 #include "event_output.hpp"
 
 #include "amplifier/coordinator.hpp"
+#include "amplifier/session_store.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -11,7 +12,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-
 
 namespace amplifier::host::serve {
 namespace json = boost::json;
@@ -137,6 +137,20 @@ std::shared_ptr<ServedSession> Api::session_or_404(const std::string &id) const 
   return session;
 }
 
+std::shared_ptr<ServedSession> Api::session_or_reopen(const std::string &id) {
+  if (auto held = sessions_.find(id)) return held;
+  // One this server is unloading is reopened once its context has let the session go.
+  sessions_.wait_closed(id, std::chrono::seconds(20));
+  std::lock_guard lock(reopen_mutex_);
+  if (auto held = sessions_.find(id)) return held;
+  check_accepting();
+  auto reopened = factory_.reopen(id);
+  if (!reopened) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  metrics_.session_reopened();
+  sessions_.add(reopened);
+  return reopened;
+}
+
 void Api::check_accepting() const {
   if (draining_) throw ApiError(503, "shutting_down", "the server is shutting down");
 }
@@ -146,7 +160,9 @@ ApiResponse Api::create_session(const ApiRequest &request) {
   json::object body = parse_body(request);
   json::value metadata = json::object{};
   if (const json::value *given = body.if_contains("metadata")) metadata = *given;
-  auto session = factory_.create(factory_.plan_for(body.if_contains("plan")), std::move(metadata));
+  const json::value *plan = body.if_contains("plan");
+  const bool default_plan = !plan || plan->is_null();
+  auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), default_plan);
   sessions_.add(session);
   return json_response(201, json::object{{"id", session->id()}});
 }
@@ -161,10 +177,30 @@ ApiResponse Api::list_sessions() {
   return json_response(200, json::object{{"sessions", std::move(list)}});
 }
 
+// A session the store keeps but no server holds (an idle one was unloaded, or another server
+// ran it): shown as the store has it, without opening it.
+ApiResponse Api::show_stored_session(const std::string &id) {
+  const ContextSessionStore *store = factory_.store();
+  std::optional<json::object> stored;
+  try {
+    if (store && session_store::is_valid_session_id(id)) stored = store->read(id);
+  } catch (const SessionQueryError &e) {
+    throw ApiError(503, "store_unavailable", e.what());
+  }
+  if (!stored) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  return json_response(200, json::object{{"id", id},
+                                         {"loaded", false},
+                                         {"stored", std::move((*stored)["metadata"])},
+                                         {"running", false},
+                                         {"messages", std::move((*stored)["messages"])}});
+}
+
 ApiResponse Api::show_session(const std::string &id) {
-  auto s = session_or_404(id);
+  auto s = sessions_.find(id);
+  if (!s) return show_stored_session(id);
   json::value messages = json::parse(s->session().coordinator().context_messages());
   return json_response(200, json::object{{"id", s->id()},
+                                         {"loaded", true},
                                          {"metadata", s->metadata()},
                                          {"created", s->created()},
                                          {"running", s->running()},
@@ -181,7 +217,7 @@ ApiResponse Api::delete_session(const std::string &id) {
 }
 
 ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) {
-  auto s = session_or_404(id);
+  auto s = session_or_reopen(id);
   const std::string prompt = string_member(parse_body(request), "prompt", true);
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ApiError(400, "invalid_request", "'prompt' is empty");
@@ -202,7 +238,9 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
     stream->push(own_event_frame("turn:result", turn_result_json(result), id));
     stream->finish();
   };
-  if (!s->start_turn(prompt, listener, on_approval, done))
+  // A session the unloader took meanwhile is reopened once it is let go.
+  if (!s->start_turn(prompt, listener, on_approval, done) &&
+      (!s->closing() || !session_or_reopen(id)->start_turn(prompt, listener, on_approval, done)))
     throw ApiError(409, "turn_running", fmt::format("session '{}' is already running a turn", id));
   ApiResponse response;
   response.content_type = "text/event-stream";

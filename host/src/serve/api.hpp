@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,14 @@ class Api {
   void add(std::string method, std::string_view path, Handler handler);
   ApiResponse dispatch(const ApiRequest &request);
   std::shared_ptr<ServedSession> session_or_404(const std::string &id) const;
+  // The session held here, else the one the default plan's store keeps (reopened here).
+  std::shared_ptr<ServedSession> session_or_reopen(const std::string &id);
   void check_accepting() const;
 
   ApiResponse create_session(const ApiRequest &request);
   ApiResponse list_sessions();
   ApiResponse show_session(const std::string &id);
+  ApiResponse show_stored_session(const std::string &id);
   ApiResponse delete_session(const std::string &id);
   ApiResponse post_message(const ApiRequest &request, const std::string &id);
   ApiResponse cancel(const ApiRequest &request, const std::string &id);
@@ -54,6 +58,7 @@ class Api {
   SessionRegistry &sessions_;
   Metrics &metrics_;
   std::atomic<bool> draining_{false};
+  std::mutex reopen_mutex_;  // one reopen at a time: two would contend for one lease
   std::vector<Route> routes_;
 };
 

@@ -108,9 +108,9 @@ json::object completion(const std::string &id, const std::string &model, const T
 ApiResponse Api::chat_completions(const ApiRequest &http) {
   check_accepting();
   const ChatRequest request = read_request(http);
-  auto served =
-      factory_.create(factory_.plan_for_model(request.model),
-                      json::object{{"api", "chat.completions"}, {"model", request.model}});
+  auto served = factory_.create(factory_.plan_for_model(request.model),
+                                json::object{{"api", "chat.completions"}, {"model", request.model}},
+                                /*default_plan=*/false);
   if (!request.history.empty())
     served->session().coordinator().set_context_messages(json::serialize(request.history));
   sessions_.add(served);

@@ -12,10 +12,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 namespace amplifier::host {
@@ -31,6 +35,7 @@ struct ServeOptions {
   std::string plans_dir;
   std::string root;
   int shutdown_grace_seconds = 30;
+  int idle_unload_seconds = 300;
 };
 
 fs::path default_root() { return user_dirs::data() / "serve"; }
@@ -43,6 +48,50 @@ bool wait_until(Clock::time_point deadline, Predicate done) {
   }
   return true;
 }
+
+// Gives idle sessions back to the shared store (a plan whose context is context-postgres),
+// which releases their lease: another server behind the same load balancer can then continue
+// them, and this one reopens them on their next request. Sessions that live only here are
+// never unloaded.
+class IdleUnloader {
+ public:
+  IdleUnloader(SessionRegistry &sessions, Metrics &metrics, std::chrono::seconds idle)
+      : sessions_(sessions), metrics_(metrics), idle_(idle), thread_([this] { run(); }) {}
+  ~IdleUnloader() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void run() {
+    // Sweeps often enough that an idle limit of N seconds is kept to within a fraction of it.
+    const auto period = std::clamp<std::chrono::milliseconds>(
+        idle_ / 4, std::chrono::milliseconds(100), std::chrono::seconds(10));
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+      lock.unlock();
+      for (auto &session : sessions_.take_idle(idle_)) {
+        const std::string id = session->id();
+        end_session(std::move(session), /*remove_work_dir=*/false);
+        sessions_.closed(id);
+        metrics_.session_unloaded();
+      }
+      lock.lock();
+    }
+  }
+
+  SessionRegistry &sessions_;
+  Metrics &metrics_;
+  const std::chrono::seconds idle_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts once the rest is ready
+};
 
 // SIGTERM: no new connections, sessions or turns; running turns get `grace` to finish, then are
 // cancelled; every session is then ended (a persistent context has written its transcript).
@@ -75,12 +124,16 @@ int run(ServeOptions options) {
                           options.root.empty() ? default_root() : fs::path(options.root)},
                          metrics);
   Api api(factory, sessions, metrics);
+  std::optional<IdleUnloader> unloader;
+  if (factory.store())
+    unloader.emplace(sessions, metrics, std::chrono::seconds(options.idle_unload_seconds));
   HttpServer server(options.http, api);
   const std::string token_note =
       options.http.token ? fmt::format(" (bearer token in {})", token_file().string()) : "";
   std::fprintf(stderr, "amplifier serve: listening on http://%s%s\n", server.address().c_str(),
                token_note.c_str());
   server.wait_for_signal();
+  unloader.reset();
   drain(server, api, sessions, std::chrono::seconds(options.shutdown_grace_seconds));
   std::fprintf(stderr, "amplifier serve: stopped\n");
   return 0;
@@ -115,6 +168,12 @@ void add_serve_command(CLI::App &app, int &exit_code) {
       ->capture_default_str();
   cmd->add_option("--shutdown-grace", options->shutdown_grace_seconds,
                   "Seconds running turns get to finish on SIGTERM before they are cancelled")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--idle-unload", options->idle_unload_seconds,
+                  "When the plan's context is a shared store (context-postgres): seconds after "
+                  "which an idle session is unloaded, so another server can continue it (it is "
+                  "reopened here on its next request)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->callback(

@@ -102,8 +102,14 @@ std::string Metrics::prometheus(std::size_t sessions_open, std::size_t turns_run
   out += fmt::format(
       "# HELP amplifier_sessions_created_total Sessions created.\n"
       "# TYPE amplifier_sessions_created_total counter\n"
-      "amplifier_sessions_created_total {}\n",
-      sessions_created_.load());
+      "amplifier_sessions_created_total {}\n"
+      "# HELP amplifier_sessions_reopened_total Sessions opened again from the shared store.\n"
+      "# TYPE amplifier_sessions_reopened_total counter\n"
+      "amplifier_sessions_reopened_total {}\n"
+      "# HELP amplifier_sessions_unloaded_total Idle sessions given back to the shared store.\n"
+      "# TYPE amplifier_sessions_unloaded_total counter\n"
+      "amplifier_sessions_unloaded_total {}\n",
+      sessions_created_.load(), sessions_reopened_.load(), sessions_unloaded_.load());
   out += fmt::format(
       "# HELP amplifier_turns_running Turns running.\n"
       "# TYPE amplifier_turns_running gauge\namplifier_turns_running {}\n",

@@ -16,6 +16,9 @@ namespace amplifier::host::serve {
 class Metrics {
  public:
   void session_created() { sessions_created_++; }
+  // A session taken back from the shared store, and one unloaded to it when idle.
+  void session_reopened() { sessions_reopened_++; }
+  void session_unloaded() { sessions_unloaded_++; }
   void turn_finished(std::string_view status);
   void error(std::string_view kind);
   void tokens(std::string_view direction, std::int64_t count);
@@ -31,6 +34,8 @@ class Metrics {
   static constexpr std::array<double, 11> kLatencyBuckets = {0.05, 0.1, 0.25, 0.5, 1,  2.5,
                                                              5,    10,  30,   60,  120};
   std::atomic<std::uint64_t> sessions_created_{0};
+  std::atomic<std::uint64_t> sessions_reopened_{0};
+  std::atomic<std::uint64_t> sessions_unloaded_{0};
   mutable std::mutex mutex_;
   std::map<std::string, std::uint64_t, std::less<>> turns_;   // by status
   std::map<std::string, std::uint64_t, std::less<>> errors_;  // by kind

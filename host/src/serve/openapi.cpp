@@ -26,8 +26,8 @@ json::object reply(std::string_view description, std::string_view type = "applic
 json::object errors() {
   return reply(
       "A JSON error naming the problem (400 malformed, 404 unknown, 405 method, 409 "
-      "a turn is running, 413 too large, 422 the plan's modules failed, 503 shutting "
-      "down)",
+      "a turn is running or another server holds the session, 413 too large, 422 the "
+      "plan's modules failed, 503 shutting down or the session store unreachable)",
       "application/json", ref("Error"));
 }
 

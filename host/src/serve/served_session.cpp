@@ -63,7 +63,7 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
                                ApprovalListener on_approval, std::function<void(TurnResult)> done) {
   {
     std::lock_guard lock(mutex_);
-    if (running_) return false;
+    if (running_ || closing_) return false;
     running_ = true;
     listener_ = std::move(listener);
     approval_listener_ = std::move(on_approval);
@@ -78,6 +78,7 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
     done(std::move(result));
     std::lock_guard lock(mutex_);
     running_ = false;
+    idle_since_ = Clock::now();
     answered_.notify_all();
   };
   try {
@@ -95,6 +96,18 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
 bool ServedSession::running() const {
   std::lock_guard lock(mutex_);
   return running_;
+}
+
+bool ServedSession::close_if_idle_for(Clock::duration idle) {
+  std::lock_guard lock(mutex_);
+  if (!reopenable_ || running_ || closing_ || Clock::now() - idle_since_ < idle) return false;
+  closing_ = true;
+  return true;
+}
+
+bool ServedSession::closing() const {
+  std::lock_guard lock(mutex_);
+  return closing_;
 }
 
 void ServedSession::announce(const json::object &announcement) {
@@ -175,6 +188,31 @@ std::size_t SessionRegistry::running() const {
   std::lock_guard lock(mutex_);
   return static_cast<std::size_t>(std::count_if(sessions_.begin(), sessions_.end(),
                                                 [](const auto &s) { return s->running(); }));
+}
+
+std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_idle(Clock::duration idle) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<ServedSession>> taken;
+  std::erase_if(sessions_, [&](const std::shared_ptr<ServedSession> &s) {
+    if (!s->close_if_idle_for(idle)) return false;
+    closing_.push_back(s->id());
+    taken.push_back(s);
+    return true;
+  });
+  return taken;
+}
+
+void SessionRegistry::closed(const std::string &id) {
+  std::lock_guard lock(mutex_);
+  std::erase(closing_, id);
+  closed_signal_.notify_all();
+}
+
+bool SessionRegistry::wait_closed(const std::string &id, std::chrono::milliseconds limit) const {
+  std::unique_lock lock(mutex_);
+  return closed_signal_.wait_for(lock, limit, [&] {
+    return std::find(closing_.begin(), closing_.end(), id) == closing_.end();
+  });
 }
 
 bool ServedSession::wait_idle(std::chrono::milliseconds limit) {

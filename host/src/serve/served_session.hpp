@@ -43,6 +43,14 @@ class ServedSession {
   // Waits up to `limit` for the running turn (if any) to end; false if it did not.
   bool wait_idle(std::chrono::milliseconds limit);
 
+  // A session whose context keeps it in a shared store (context-postgres) can be unloaded when
+  // idle and opened again later, here or on another server.
+  void set_reopenable() { reopenable_ = true; }
+  // Marks the session as closing when it is reopenable, not running and idle for `idle`; from
+  // then on start_turn refuses. True when it did.
+  bool close_if_idle_for(std::chrono::steady_clock::duration idle);
+  bool closing() const;
+
   // The coordinator's approval handler: announces the request to the running turn's stream
   // and waits for answer(), the request's timeout (its default, normally deny) or a cancel.
   boost::json::object ask_approval(const boost::json::object &request);
@@ -65,6 +73,9 @@ class ServedSession {
   mutable std::mutex mutex_;
   std::condition_variable answered_;
   bool running_ = false;
+  bool reopenable_ = false;
+  bool closing_ = false;
+  std::chrono::steady_clock::time_point idle_since_ = std::chrono::steady_clock::now();
   Listener listener_;
   ApprovalListener approval_listener_;
   std::map<std::string, std::shared_ptr<Pending>> approvals_;
@@ -79,9 +90,19 @@ class SessionRegistry {
   std::vector<std::shared_ptr<ServedSession>> all() const;  // oldest first
   std::size_t running() const;
 
+  // Removes the sessions idle for `idle` that can be reopened (close_if_idle_for) and notes
+  // them as closing until closed() is called, so a request for one waits (wait_closed)
+  // instead of reopening it while its context still holds it.
+  std::vector<std::shared_ptr<ServedSession>> take_idle(std::chrono::steady_clock::duration idle);
+  void closed(const std::string &id);
+  // Waits up to `limit` while session `id` is closing; false if it still is.
+  bool wait_closed(const std::string &id, std::chrono::milliseconds limit) const;
+
  private:
   mutable std::mutex mutex_;
+  mutable std::condition_variable closed_signal_;
   std::vector<std::shared_ptr<ServedSession>> sessions_;
+  std::vector<std::string> closing_;
 };
 
 // Cancels (immediately) a running turn, waits for it to end, then ends the session (unmounts,

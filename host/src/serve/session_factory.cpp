@@ -3,6 +3,8 @@
 #include "api_types.hpp"
 #include "child_policy.hpp"
 
+#include "amplifier/session_store.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
@@ -63,6 +65,15 @@ void confine_tools(MountPlan &plan, const fs::path &dir) {
   }
 }
 
+SessionFactory::SessionFactory(SessionFactoryOptions options, Metrics &metrics)
+    : options_(std::move(options)), metrics_(metrics) {
+  try {
+    store_ = ContextSessionStore::open(store_loader_, options_.default_plan.context);
+  } catch (const ModuleLoadError &) {
+    // Reported with the plan's first session, whose context fails to load the same way.
+  }
+}
+
 std::optional<fs::path> SessionFactory::named_plan_file(const std::string &name) const {
   if (options_.plans_dir.empty() || !valid_plan_name(name)) return std::nullopt;
   for (const char *ext : {".yaml", ".yml"}) {
@@ -98,9 +109,41 @@ MountPlan SessionFactory::plan_for_model(const std::string &name) const {
   return load_checked([&] { return load_mount_plan(*file); });
 }
 
-std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata) const {
+std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata,
+                                                      bool default_plan) const {
   SessionOptions session_options;
   session_options.session_id = new_uuid();
+  auto served = start(std::move(plan), std::move(metadata), std::move(session_options));
+  if (default_plan && store_) served->set_reopenable();
+  metrics_.session_created();
+  return served;
+}
+
+std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) const {
+  if (!store_ || !session_store::is_valid_session_id(id)) return nullptr;
+  try {
+    if (!store_->read(id)) return nullptr;
+  } catch (const SessionQueryError &e) {
+    throw ApiError(503, "store_unavailable", e.what());
+  }
+  SessionOptions session_options;
+  session_options.session_id = id;
+  session_options.resumed = true;
+  std::shared_ptr<ServedSession> served;
+  try {
+    served = start(options_.default_plan, json::object{}, std::move(session_options));
+  } catch (const ApiError &e) {
+    // context-postgres refuses a session whose lease another server holds.
+    if (std::string_view(e.what()).find("session busy") != std::string_view::npos)
+      throw ApiError(409, "session_busy", e.what());
+    throw;
+  }
+  served->set_reopenable();
+  return served;
+}
+
+std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value metadata,
+                                                     SessionOptions session_options) const {
   const fs::path dir = options_.root / "sessions" / session_options.session_id;
   make_private_dir(dir);
   confine_tools(plan, dir);
@@ -117,7 +160,6 @@ std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::valu
     end_session(std::move(served), /*remove_work_dir=*/true);
     throw ApiError(422, "session_init_failed", message);
   }
-  metrics_.session_created();
   return served;
 }
 

@@ -5,6 +5,7 @@
 #include "metrics.hpp"
 
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/session_query.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -22,8 +23,8 @@ struct SessionFactoryOptions {
 
 class SessionFactory {
  public:
-  SessionFactory(SessionFactoryOptions options, Metrics &metrics)
-      : options_(std::move(options)), metrics_(metrics) {}
+  // Opens the default plan's context store when its module keeps sessions (sessions_query).
+  SessionFactory(SessionFactoryOptions options, Metrics &metrics);
 
   // The plan `spec` selects: null/absent the default, a string a plan name, an object an
   // inline plan. ApiError 400/404 naming the problem.
@@ -32,14 +33,29 @@ class SessionFactory {
   // API's `model`).
   MountPlan plan_for_model(const std::string &name) const;
 
-  // A new, initialised session. ApiError 422 (the plan's modules did not load) or 500.
-  std::shared_ptr<ServedSession> create(MountPlan plan, boost::json::value metadata) const;
+  // A new, initialised session. ApiError 422 (the plan's modules did not load) or 500. A
+  // session on the default plan whose context store is shared can be unloaded and reopened.
+  std::shared_ptr<ServedSession> create(MountPlan plan, boost::json::value metadata,
+                                        bool default_plan) const;
+
+  // The default plan's context store; null when sessions live only in this process.
+  const ContextSessionStore *store() const { return store_ ? &*store_ : nullptr; }
+
+  // Session `id` as the store keeps it, opened on the default plan (the session another
+  // server, or this one before it unloaded it, ran). nullptr when the store has no such
+  // session (or there is no store). ApiError 409 (another server holds the session),
+  // 503 (the store cannot be reached), 422.
+  std::shared_ptr<ServedSession> reopen(const std::string &id) const;
 
  private:
   std::optional<std::filesystem::path> named_plan_file(const std::string &name) const;
+  std::shared_ptr<ServedSession> start(MountPlan plan, boost::json::value metadata,
+                                       SessionOptions session_options) const;
 
   SessionFactoryOptions options_;
   Metrics &metrics_;
+  ModuleLoader store_loader_;  // before store_: keeps its library loaded
+  std::optional<ContextSessionStore> store_;
 };
 
 // Confines the plan's tool-filesystem and tool-bash to `dir`: their working directory, and

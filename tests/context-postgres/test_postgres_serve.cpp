@@ -1,0 +1,151 @@
+// Two `amplifier serve` processes on one PostgreSQL database, as behind a load balancer: a
+// session created through one continues through the other, and a server killed (kill -9) in
+// the middle of a turn loses nothing that was complete: the other resumes the session with
+// every message up to the last one stored.
+#include "postgres_test_support.hpp"
+#include "serve_harness.hpp"
+
+#include <boost/json.hpp>
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <thread>
+
+namespace {
+
+using namespace amp_serve_test;
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+// Answers stream slowly (the mock echoes each prompt, a few characters every 20 ms) so a test
+// can kill a server in the middle of one. A lease of 3 s: a killed server's lapses quickly.
+std::string shared_plan(const std::string &dsn) {
+  return "session:\n  orchestrator: loop-streaming\n  context:\n    module: context-postgres\n"
+         "    config: " +
+         pgtest::postgres_context(dsn, "\"lease_seconds\": 3") +
+         "\nproviders:\n  - module: provider-mock\n    config: {chunk_size: 3, delay_ms: 20}\n";
+}
+
+std::string messages_path(const std::string &id) { return "/v1/sessions/" + id + "/messages"; }
+
+std::string prompt_body(const std::string &prompt) {
+  return json::serialize(json::object{{"prompt", prompt}});
+}
+
+// A turn, retried while the session is busy elsewhere (409: its lease is not ours yet).
+Reply turn_when_free(unsigned short port, const std::string &id, const std::string &prompt,
+                     int *busy_answers = nullptr) {
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    Reply reply = request(port, "POST", messages_path(id), prompt_body(prompt));
+    if (reply.status != 409 || Clock::now() > deadline) return reply;
+    INFO(reply.body);
+    CHECK(reply.body.find("session_busy") != std::string::npos);
+    if (busy_answers) ++*busy_answers;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+void check_turn_succeeded(const Reply &reply) {
+  INFO(reply.body);
+  REQUIRE(reply.status == 200);
+  CHECK(last_data(reply.body, "turn:result").find(R"("status":"success")") != std::string::npos);
+}
+
+// The user prompts of a session as GET /v1/sessions/{id} shows it, in order.
+std::vector<std::string> user_prompts(const json::object &session) {
+  std::vector<std::string> prompts;
+  for (const auto &message : session.at("messages").as_array())
+    if (message.at("role").as_string() == "user" && message.at("content").is_string())
+      prompts.emplace_back(message.at("content").as_string());
+  return prompts;
+}
+
+json::object shown(unsigned short port, const std::string &id) {
+  Reply reply = request(port, "GET", "/v1/sessions/" + id);
+  INFO(reply.body);
+  REQUIRE(reply.status == 200);
+  return json::parse(reply.body).as_object();
+}
+
+}  // namespace
+
+TEST_CASE("two servers on one database share sessions; one killed mid-turn loses nothing") {
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
+  // --idle-unload 0: a session goes back to the database as soon as its turn ends.
+  ServeProcess a(s, {"--plan", plan, "--idle-unload", "0"});
+  ServeProcess b(s, {"--plan", plan, "--idle-unload", "0"});
+
+  Reply created = request(a.port(), "POST", "/v1/sessions", "{}");
+  INFO(created.body);
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  check_turn_succeeded(turn_when_free(a.port(), id, "first, through A"));
+
+  // B has never seen the session: it opens it from the database and continues it.
+  check_turn_succeeded(turn_when_free(b.port(), id, "second, through B"));
+  CHECK(pgtest::count_messages(dsn, id) == 4);
+  // A, which let the session go, shows it as the database has it.
+  const json::object on_a = shown(a.port(), id);
+  CHECK(on_a.at("loaded").as_bool() == false);
+  CHECK(user_prompts(on_a) == std::vector<std::string>{"first, through A", "second, through B"});
+
+  // A third turn through B, killed in the middle of its answer.
+  {
+    StreamingRequest third(b.port(), "POST", messages_path(id), prompt_body("third, B dies"));
+    REQUIRE(third.read_until("content_block:delta"));
+  }
+  b.signal(SIGKILL);
+  CHECK(b.wait(std::chrono::seconds(10)) == -1);  // died of the signal
+  // The prompt was stored before the answer began; the answer never completed.
+  CHECK(pgtest::count_messages(dsn, id) == 5);
+
+  // A is refused while the dead server's lease lasts, then resumes the session.
+  int busy = 0;
+  check_turn_succeeded(turn_when_free(a.port(), id, "fourth, through A again", &busy));
+  CHECK(busy > 0);
+  const json::object after = shown(a.port(), id);
+  CHECK(user_prompts(after) == std::vector<std::string>{"first, through A", "second, through B",
+                                                        "third, B dies",
+                                                        "fourth, through A again"});
+  // 4 prompts, 3 complete answers, and where the killed turn's answer would be, the marker
+  // resuming adds (recorded, not silent): the conversation stays well formed.
+  const json::array &messages = after.at("messages").as_array();
+  INFO(json::serialize(messages));
+  REQUIRE(messages.size() == 8);
+  CHECK(messages[5].at("role").as_string() == "assistant");
+  CHECK(messages[5].at("metadata").at("synthetic").as_string() == "resume");
+  CHECK(pgtest::count_messages(dsn, id) == 8);
+  CHECK(pgtest::query(dsn, "SELECT count(DISTINCT seq) FROM amplifier_messages") == "8");
+
+  Reply metrics = request(a.port(), "GET", "/metrics");
+  CHECK(metrics.body.find("amplifier_sessions_reopened_total 1") != std::string::npos);
+}
+
+TEST_CASE("a server on a shared store: unknown sessions are 404, an unloaded one reopens here") {
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
+  ServeProcess serve(s, {"--plan", plan, "--idle-unload", "0"});
+  CHECK(request(serve.port(), "GET", "/v1/sessions/no-such-session").status == 404);
+  CHECK(request(serve.port(), "POST", messages_path("no-such-session"), prompt_body("hi")).status ==
+        404);
+  CHECK(request(serve.port(), "GET", "/v1/sessions/..%2F..%2Fetc").status == 404);
+
+  Reply created = request(serve.port(), "POST", "/v1/sessions", "{}");
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  check_turn_succeeded(turn_when_free(serve.port(), id, "one"));
+  // Unloaded at the next sweep (a tenth of a second), then reopened by the next turn.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (shown(serve.port(), id).at("loaded").as_bool() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(pgtest::query(dsn, "SELECT count(*) FROM amplifier_session_leases") == "0");
+  check_turn_succeeded(turn_when_free(serve.port(), id, "two"));
+  CHECK(user_prompts(shown(serve.port(), id)) == std::vector<std::string>{"one", "two"});
+  Reply metrics = request(serve.port(), "GET", "/metrics");
+  CHECK(metrics.body.find("amplifier_sessions_reopened_total 1") != std::string::npos);
+  CHECK(metrics.body.find("amplifier_sessions_unloaded_total ") != std::string::npos);
+}
