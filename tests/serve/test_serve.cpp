@@ -336,3 +336,46 @@ TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
     if (mode == "stream") CHECK(reply.at("chunks").as_int64() >= 3);
   }
 }
+
+TEST_CASE("CORS: headers only for the configured origin, and a preflight a browser accepts") {
+  Scratch s;
+  const std::string plan = s.write("quick.yaml", kQuickPlan).string();
+  {
+    ServeProcess closed(s, {"--plan", plan});
+    Reply plain = request(closed.port(), "GET", "/healthz", "", {"Origin: http://app.test"});
+    CHECK(plain.headers.count("access-control-allow-origin") == 0);
+  }
+  ServeProcess serve(s, {"--plan", plan, "--cors-origin", "http://app.test"});
+  Reply allowed = request(serve.port(), "GET", "/v1/sessions", "", {"Origin: http://app.test"});
+  CHECK(allowed.status == 200);
+  CHECK(allowed.headers["access-control-allow-origin"] == "http://app.test");
+  CHECK(allowed.headers["vary"] == "Origin");
+  Reply other = request(serve.port(), "GET", "/v1/sessions", "", {"Origin: http://evil.test"});
+  CHECK(other.headers.count("access-control-allow-origin") == 0);
+  Reply preflight = request(serve.port(), "OPTIONS", "/v1/sessions", "",
+                            {"Origin: http://app.test", "Access-Control-Request-Method: POST",
+                             "Access-Control-Request-Headers: content-type"});
+  CHECK(preflight.status == 204);
+  CHECK(preflight.headers["access-control-allow-origin"] == "http://app.test");
+  CHECK(contains(preflight.headers["access-control-allow-methods"], "POST"));
+  CHECK(contains(preflight.headers["access-control-allow-headers"], "content-type"));
+}
+
+TEST_CASE("SIGTERM: a turn that finishes in the grace period is in the persistent transcript") {
+  Scratch s;
+  std::string plan = kSlowPlan;
+  plan.replace(plan.find("context: context-simple"), 23,
+               "context: {module: context-persistent, config: {store_dir: " +
+                   (s.dir / "store").string() + "}}");
+  ServeProcess serve(s, {"--plan", s.write("slow-persistent.yaml", plan).string()});
+  TurnInFlight running(serve.port());
+  serve.signal(SIGTERM);
+  running.turn.read_to_end();
+  CHECK(contains(last_data(running.turn.raw(), "turn:result"), R"("status":"success")"));
+  CHECK(serve.wait() == 0);
+  const std::string transcript =
+      read_text(s.dir / "store" / running.id / "transcript.jsonl");
+  CHECK(contains(transcript, R"("content":"go")"));
+  CHECK(contains(transcript, "END-OF-ANSWER"));
+  CHECK(std::count(transcript.begin(), transcript.end(), '\n') == 2);
+}
