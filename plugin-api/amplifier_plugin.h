@@ -519,8 +519,8 @@ typedef struct amp_context_vtable {
    * names (`amplifier sessions --plan`, `amplifier serve` continuing a session another host
    * started). `config_json` is the context's config object as the plan gives it;
    * `query_json` is one of
-   *   {"op":"list"}  -> [{"id", "updated", "turns"?, "provider"?, "model"?, "preview",
-   *                       "problem"?}, ...], newest first
+   *   {"op":"list", "limit"?: N}  -> [{"id", "updated", "turns"?, "provider"?, "model"?,
+   *                                     "preview", "problem"?}, ...], newest first (N at most)
    *   {"op":"read", "session_id"}
    *        -> {"metadata": object|null, "messages": [message, ...], "origins": [...]}
    *   {"op":"import", "session_id", "metadata": object|null, "messages": [...], "origins"?}

@@ -39,8 +39,10 @@ json::value ContextSessionStore::query(const json::object &query) const {
   return answer;
 }
 
-json::array ContextSessionStore::list() const {
-  json::value answer = query({{"op", "list"}});
+json::array ContextSessionStore::list(std::optional<std::int64_t> limit) const {
+  json::object request{{"op", "list"}};
+  if (limit) request["limit"] = *limit;
+  json::value answer = query(request);
   if (!answer.is_array())
     throw SessionQueryError(AMP_ERROR, module_id_ + ": the session list is not a JSON array");
   return std::move(answer.get_array());

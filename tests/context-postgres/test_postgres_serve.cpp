@@ -91,6 +91,12 @@ TEST_CASE("two servers on one database share sessions; one killed mid-turn loses
   const json::object on_a = shown(a.port(), id);
   CHECK(on_a.at("loaded").as_bool() == false);
   CHECK(user_prompts(on_a) == std::vector<std::string>{"first, through A", "second, through B"});
+  const json::array listed =
+      json::parse(request(a.port(), "GET", "/v1/sessions").body).at("sessions").as_array();
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].at("id").as_string() == id);
+  CHECK(listed[0].at("loaded").as_bool() == false);
+  CHECK(listed[0].at("stored").at("turns").as_int64() == 2);
 
   // A third turn through B, killed in the middle of its answer.
   {

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 namespace amplifier::host::serve {
 namespace json = boost::json;
@@ -169,12 +170,38 @@ ApiResponse Api::create_session(const ApiRequest &request) {
 
 ApiResponse Api::list_sessions() {
   json::array list;
-  for (const auto &s : sessions_.all())
+  std::set<std::string> held;
+  for (const auto &s : sessions_.all()) {
+    held.insert(s->id());
     list.push_back(json::object{{"id", s->id()},
+                                {"loaded", true},
                                 {"metadata", s->metadata()},
                                 {"created", s->created()},
                                 {"running", s->running()}});
+  }
+  append_stored_sessions(list, held);
   return json_response(200, json::object{{"sessions", std::move(list)}});
+}
+
+// With a shared store, the newest sessions it keeps that this server does not hold (another
+// server's, or ones unloaded here), as the store summarises them.
+void Api::append_stored_sessions(json::array &list, const std::set<std::string> &held) const {
+  const ContextSessionStore *store = factory_.store();
+  if (!store) return;
+  json::array stored;
+  try {
+    stored = store->list(kStoredSessionsListed);
+  } catch (const SessionQueryError &e) {
+    throw ApiError(503, "store_unavailable", e.what());
+  }
+  for (auto &row : stored) {
+    json::object *summary = row.if_object();
+    const json::value *id = summary ? summary->if_contains("id") : nullptr;
+    if (!id || !id->is_string() || held.count(std::string(id->get_string()))) continue;
+    json::object entry{{"id", *id}, {"loaded", false}, {"running", false}};
+    entry["stored"] = std::move(*summary);
+    list.push_back(std::move(entry));
+  }
 }
 
 // A session the store keeps but no server holds (an idle one was unloaded, or another server

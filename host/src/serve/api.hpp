@@ -6,9 +6,13 @@
 #include "served_session.hpp"
 #include "session_factory.hpp"
 
+#include <boost/json/array.hpp>
+
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +50,9 @@ class Api {
 
   ApiResponse create_session(const ApiRequest &request);
   ApiResponse list_sessions();
+  void append_stored_sessions(boost::json::array &list, const std::set<std::string> &held) const;
+  // How many of a shared store's sessions GET /v1/sessions adds, newest first.
+  static constexpr std::int64_t kStoredSessionsListed = 200;
   ApiResponse show_session(const std::string &id);
   ApiResponse show_stored_session(const std::string &id);
   ApiResponse delete_session(const std::string &id);

@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,7 +42,8 @@ class ContextSessionStore {
   boost::json::value query(const boost::json::object &query) const;
 
   // The common queries.
-  boost::json::array list() const;
+  // Newest first; `limit` at most when given.
+  boost::json::array list(std::optional<std::int64_t> limit = std::nullopt) const;
   // {"metadata": object|null, "messages": [...]}; nullopt when the store has no such session.
   std::optional<boost::json::object> read(const std::string &session_id) const;
 

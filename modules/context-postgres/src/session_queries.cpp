@@ -62,11 +62,21 @@ json::object summary_of(const std::string &id, const std::string &updated,
   return row;
 }
 
-json::array list_sessions(PgConnection &connection) {
+// `limit` absent or null: all of them.
+Param list_limit(const json::object &query) {
+  const json::value *limit = query.if_contains("limit");
+  if (!limit || limit->is_null()) return std::nullopt;
+  if (!limit->is_int64() || limit->get_int64() < 0)
+    throw QueryError(AMP_INVALID_ARGUMENT, "\"limit\" must be a whole number, 0 or more");
+  return std::to_string(limit->get_int64());
+}
+
+json::array list_sessions(PgConnection &connection, const json::object &query) {
   PgResult rows = connection.exec(
       "listing the sessions",
       "SELECT id, to_char(updated AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-      "metadata::text FROM amplifier_sessions ORDER BY updated DESC, id");
+      "metadata::text FROM amplifier_sessions ORDER BY updated DESC, id LIMIT $1::bigint",
+      {list_limit(query)});
   json::array sessions;
   sessions.reserve(static_cast<std::size_t>(rows.rows()));
   for (int row = 0; row < rows.rows(); ++row)
@@ -186,7 +196,7 @@ std::string answer_sessions_query(std::string_view config_json, std::string_view
   std::string id_storage;
   return pool.run("answering a sessions query", [&](PgConnection &connection) {
     migrate_schema(connection);  // a database used for the first time has no sessions yet
-    if (op == "list") return json::serialize(list_sessions(connection));
+    if (op == "list") return json::serialize(list_sessions(connection, query));
     const std::string &id = checked_session_id(query, id_storage);
     if (op == "read") return json::serialize(read_session(connection, id));
     return json::serialize(import_session(connection, id, query));
