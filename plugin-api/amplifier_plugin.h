@@ -525,6 +525,8 @@ typedef struct amp_context_vtable {
    *        -> {"metadata": object|null, "messages": [message, ...], "origins": [...]}
    *   {"op":"import", "session_id", "metadata": object|null, "messages": [...], "origins"?}
    *        -> {"session_id", "messages": N}; refused (AMP_ERROR) when the session exists
+   *   {"op":"delete", "session_id"}  -> {"session_id", "messages": N removed}; refused
+   *        (AMP_ERROR, "session busy: ...") while a live session holds it
    * ("metadata" has the fields of context-persistent's metadata.json; "origins" holds, for
    * each message, the {provider, module?, model?} that produced it, or null). Returns AMP_OK with
    * the answer written to `out`; otherwise a human-readable reason is written to `out`

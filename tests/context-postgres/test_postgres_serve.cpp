@@ -154,4 +154,32 @@ TEST_CASE("a server on a shared store: unknown sessions are 404, an unloaded one
   Reply metrics = request(serve.port(), "GET", "/metrics");
   CHECK(metrics.body.find("amplifier_sessions_reopened_total 1") != std::string::npos);
   CHECK(metrics.body.find("amplifier_sessions_unloaded_total ") != std::string::npos);
+
+  // DELETE removes it from the database too, whether or not this server holds it right now.
+  Reply deleted = request(serve.port(), "DELETE", "/v1/sessions/" + id);
+  INFO(deleted.body);
+  CHECK(deleted.status == 200);
+  CHECK(pgtest::count_messages(dsn, id) == 0);
+  CHECK(pgtest::query(dsn, "SELECT count(*) FROM amplifier_sessions") == "0");
+  CHECK(request(serve.port(), "GET", "/v1/sessions/" + id).status == 404);
+  CHECK(request(serve.port(), "DELETE", "/v1/sessions/" + id).status == 404);
+}
+
+TEST_CASE("a session another server holds cannot be deleted: 409 session_busy") {
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
+  ServeProcess holder(s, {"--plan", plan});  // keeps its sessions (the default idle limit)
+  ServeProcess other(s, {"--plan", plan, "--idle-unload", "0"});
+  Reply created = request(holder.port(), "POST", "/v1/sessions", "{}");
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  check_turn_succeeded(turn_when_free(holder.port(), id, "mine"));
+  Reply refused = request(other.port(), "DELETE", "/v1/sessions/" + id);
+  CHECK(refused.status == 409);
+  CHECK(refused.body.find("session_busy") != std::string::npos);
+  CHECK(pgtest::count_messages(dsn, id) == 2);
+  CHECK(request(other.port(), "POST", messages_path(id), prompt_body("yours?")).status == 409);
+  CHECK(request(holder.port(), "DELETE", "/v1/sessions/" + id).status == 200);
+  CHECK(pgtest::count_messages(dsn, id) == 0);
 }

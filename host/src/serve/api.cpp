@@ -235,12 +235,36 @@ ApiResponse Api::show_session(const std::string &id) {
 }
 
 ApiResponse Api::delete_session(const std::string &id) {
+  sessions_.wait_closed(id, std::chrono::seconds(20));
   auto s = sessions_.remove(id);
-  if (!s) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
-  const bool was_running = s->running();
-  retire(std::move(s), /*remove_work_dir=*/true);
+  const bool was_running = s && s->running();
+  if (s && !s->reopenable()) {
+    retire(std::move(s), /*remove_work_dir=*/true);
+  } else {
+    // In a shared store the session goes too, once its context here has let go of it.
+    const bool held = s != nullptr;
+    if (held) end_session(std::move(s), /*remove_work_dir=*/true);
+    delete_stored_session(id, held);
+  }
   return json_response(
       200, json::object{{"id", id}, {"deleted", true}, {"cancelled_turn", was_running}});
+}
+
+// `held`: the session was open here, so it exists even when it has stored nothing yet.
+void Api::delete_stored_session(const std::string &id, bool held) {
+  const ContextSessionStore *store = factory_.store();
+  if (!store || !session_store::is_valid_session_id(id))
+    throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  try {
+    store->query(json::object{{"op", "delete"}, {"session_id", id}});
+  } catch (const SessionQueryError &e) {
+    if (e.status == AMP_NOT_FOUND && held) return;
+    if (e.status == AMP_NOT_FOUND)
+      throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+    if (std::string_view(e.what()).find("session busy") != std::string_view::npos)
+      throw ApiError(409, "session_busy", e.what());
+    throw ApiError(503, "store_unavailable", e.what());
+  }
 }
 
 ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) {

@@ -56,6 +56,7 @@ class Api {
   ApiResponse show_session(const std::string &id);
   ApiResponse show_stored_session(const std::string &id);
   ApiResponse delete_session(const std::string &id);
+  void delete_stored_session(const std::string &id, bool held);
   ApiResponse post_message(const ApiRequest &request, const std::string &id);
   ApiResponse cancel(const ApiRequest &request, const std::string &id);
   ApiResponse answer_approval(const ApiRequest &request, const Params &params);

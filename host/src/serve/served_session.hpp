@@ -46,6 +46,7 @@ class ServedSession {
   // A session whose context keeps it in a shared store (context-postgres) can be unloaded when
   // idle and opened again later, here or on another server.
   void set_reopenable() { reopenable_ = true; }
+  bool reopenable() const { return reopenable_; }
   // Marks the session as closing when it is reopenable, not running and idle for `idle`; from
   // then on start_turn refuses. True when it did.
   bool close_if_idle_for(std::chrono::steady_clock::duration idle);

@@ -128,6 +128,20 @@ json::value origin_at(const json::object &query, std::size_t index) {
   return transcript::origin_from_json(origin) ? origin : json::value();
 }
 
+// Refuses while a host holds the session: deleting it under a live writer would lose what it
+// writes next (its lease check would fail, but only after the user was told it is gone).
+void check_not_leased(PgConnection &connection, const std::string &id, std::string_view doing) {
+  PgResult leased = connection.exec(
+      "checking the lease of session " + id,
+      "SELECT holder FROM amplifier_session_leases WHERE session_id = $1 AND expires > now() "
+      "FOR UPDATE",
+      {id});
+  if (leased.rows() > 0)
+    throw QueryError(AMP_ERROR, "session busy: session '" + id + "' is open on " +
+                                    std::string(leased.text(0, 0)) + "; it cannot be " +
+                                    std::string(doing));
+}
+
 json::object import_session(PgConnection &connection, const std::string &id,
                             const json::object &query) {
   const json::value *messages = query.if_contains("messages");
@@ -137,13 +151,7 @@ json::object import_session(PgConnection &connection, const std::string &id,
   const store::SessionMetadata metadata = imported_metadata(
       id, query.contains("metadata") ? query.at("metadata") : json::value(), list);
   Transaction transaction(connection);
-  PgResult leased = connection.exec(
-      "checking the lease of session " + id,
-      "SELECT holder FROM amplifier_session_leases WHERE session_id = $1 AND expires > now()",
-      {id});
-  if (leased.rows() > 0)
-    throw QueryError(AMP_ERROR, "session '" + id + "' is open on " +
-                                    std::string(leased.text(0, 0)) + "; it cannot be imported");
+  check_not_leased(connection, id, "imported");
   PgResult inserted = connection.exec(
       "importing session " + id,
       "INSERT INTO amplifier_sessions (id, parent_id, created, updated, metadata) "
@@ -168,6 +176,21 @@ json::object import_session(PgConnection &connection, const std::string &id,
   return {{"session_id", id}, {"messages", list.size()}};
 }
 
+json::object delete_session(PgConnection &connection, const std::string &id) {
+  Transaction transaction(connection);
+  check_not_leased(connection, id, "deleted");
+  PgResult removed = connection.exec("deleting the messages of session " + id,
+                                     "DELETE FROM amplifier_messages WHERE session_id = $1", {id});
+  PgResult session = connection.exec("deleting session " + id,
+                                     "DELETE FROM amplifier_sessions WHERE id = $1", {id});
+  if (session.affected() == 0)
+    throw QueryError(AMP_NOT_FOUND, "no session '" + id + "' in the database");
+  connection.exec("deleting the lease of session " + id,
+                  "DELETE FROM amplifier_session_leases WHERE session_id = $1", {id});
+  transaction.commit("committing the deletion of session " + id);
+  return {{"session_id", id}, {"messages", removed.affected()}};
+}
+
 json::object parsed_query(std::string_view query_json) {
   json::error_code error;
   json::value query = json::parse(query_json, error);
@@ -189,7 +212,7 @@ PostgresConfig parsed_config(std::string_view config_json) {
 std::string answer_sessions_query(std::string_view config_json, std::string_view query_json) {
   const json::object query = parsed_query(query_json);
   const std::string op = text_field(query, "op");
-  if (op != "list" && op != "read" && op != "import")
+  if (op != "list" && op != "read" && op != "import" && op != "delete")
     throw QueryError(AMP_UNSUPPORTED, "context-postgres has no sessions query '" + op + "'");
   const PostgresConfig config = parsed_config(config_json);
   ConnectionPool pool(config.connect, 1, config.retry);
@@ -199,6 +222,7 @@ std::string answer_sessions_query(std::string_view config_json, std::string_view
     if (op == "list") return json::serialize(list_sessions(connection, query));
     const std::string &id = checked_session_id(query, id_storage);
     if (op == "read") return json::serialize(read_session(connection, id));
+    if (op == "delete") return json::serialize(delete_session(connection, id));
     return json::serialize(import_session(connection, id, query));
   });
 }
