@@ -24,7 +24,8 @@ class Api {
   // From now on no session or turn starts (503); running turns go on.
   void stop_accepting() { draining_ = true; }
 
-  // Every route as "METHOD /path/{param}" (the OpenAPI document's test compares with it).
+  // Every route as "METHOD /path/{param}" (`amplifier serve --routes`; the test of the OpenAPI
+  // document compares them).
   std::vector<std::string> routes() const;
 
  private:

@@ -31,6 +31,7 @@ struct ServeOptions {
   std::string plans_dir;
   std::string root;
   int shutdown_grace_seconds = 30;
+  bool print_routes = false;
 };
 
 fs::path default_root() { return user_dirs::data() / "serve"; }
@@ -63,7 +64,18 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
   server.stop();
 }
 
+// --routes: what the server would answer, from the router itself (no plan is loaded).
+int print_routes() {
+  Metrics metrics;
+  SessionRegistry sessions;
+  SessionFactory factory({MountPlan{}, {}, {}}, metrics);
+  for (const auto &route : Api(factory, sessions, metrics).routes())
+    std::printf("%s\n", route.c_str());
+  return 0;
+}
+
 int run(ServeOptions options) {
+  if (options.print_routes) return print_routes();
   // Anyone who can reach a non-loopback address could run tools: there a token is required.
   if (!listen_is_loopback(options.http.listen))
     options.http.token = load_or_create_token(token_file());
@@ -117,6 +129,8 @@ void add_serve_command(CLI::App &app, int &exit_code) {
                   "Seconds running turns get to finish on SIGTERM before they are cancelled")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--routes", options->print_routes,
+                "Print every route (METHOD /path) the server answers, then exit");
   cmd->callback(
       [options, &exit_code] { run_reporting(exit_code, [&] { return serve::run(*options); }); });
 }
