@@ -67,6 +67,8 @@ void require_browser() {
         "tests/serve/browser)");
 }
 
+std::string text(const json::value &value) { return std::string(value.as_string()); }
+
 // Runs drive.mjs and returns the JSON summary it prints last.
 json::object drive(const std::vector<std::string> &args) {
   std::vector<std::string> argv{"node", (kBrowserDir / "drive.mjs").string()};
@@ -81,7 +83,10 @@ json::object drive(const std::vector<std::string> &args) {
   const auto lines = amp_test::lines_of(result.out);
   REQUIRE_FALSE(lines.empty());
   json::object summary = json::parse(lines.back()).as_object();
-  if (const auto *error = summary.if_contains("error")) FAIL(error->as_string().c_str());
+  if (const auto *error = summary.if_contains("error")) {
+    const std::string message = "drive.mjs: " + text(*error);
+    FAIL(message);
+  }
   REQUIRE(result.exit_code == 0);
   return summary;
 }
@@ -89,8 +94,6 @@ json::object drive(const std::vector<std::string> &args) {
 std::string url_of(const ServeProcess &serve) {
   return "http://127.0.0.1:" + std::to_string(serve.port()) + "/";
 }
-
-std::string text(const json::value &value) { return std::string(value.as_string()); }
 
 // Nothing went wrong in the page: no script error, console error or CSP violation.
 void check_no_problems(const json::object &summary) {
