@@ -10,6 +10,10 @@ packages=(
   bubblewrap  # tool-bash sandbox (sandbox.enabled)
   libgumbo-dev  # tool-web: the HTML5 parser web_fetch turns pages into text with
   libpq-dev postgresql  # context-postgres (libpq), and the PostgreSQL 15 server its tests start
+  # The browser test of serve's web page (test_serve_browser, label browser): headless Chromium
+  # driven by puppeteer-core. --no-install-recommends leaves out fonts-liberation; DejaVu (also
+  # pulled in through fontconfig) renders the page's text.
+  chromium fonts-dejavu-core
   clang-15 llvm-15  # the libFuzzer targets (scripts/fuzz.sh); clang-15 brings libclang-common-15-dev, the fuzzer and sanitizer runtimes
 )
 missing=()

@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
-./scripts/install-test-deps.sh  # Node test peers: the reference MCP server, the openai client
+./scripts/install-test-deps.sh  # Node test peers: the MCP server, the openai client, puppeteer-core
 ctest --test-dir build --output-on-failure -j "$(nproc)"

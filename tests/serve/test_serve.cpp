@@ -1,4 +1,5 @@
 // amplifier serve, the real process on port 0, driven over HTTP.
+#include "process.hpp"
 #include "serve_harness.hpp"
 
 #include <boost/json.hpp>
@@ -6,6 +7,8 @@
 
 #include <csignal>
 #include <future>
+#include <regex>
+#include <set>
 #include <sys/stat.h>
 
 using namespace amp_serve_test;
@@ -59,6 +62,44 @@ std::string create_session(unsigned short port, const std::string &body = "{}") 
 }
 
 std::string messages_path(const std::string &id) { return "/v1/sessions/" + id + "/messages"; }
+
+// The bearer token a server on a non-loopback bind made in the scratch HOME.
+std::string token_of(const Scratch &s) {
+  std::string token = read_text(s.dir / "home/config/amplifier/serve-token");
+  token.erase(token.find_last_not_of("\n") + 1);
+  return token;
+}
+
+// `amplifier serve --routes`: the router's own list, "METHOD /path".
+std::set<std::string> served_routes() {
+  auto result = amp_test::run_process({AMP_BINARY_DIR "/host/amplifier", "serve", "--routes"});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::set<std::string> routes;
+  for (const auto &line : amp_test::lines_of(result.out))
+    if (!line.empty()) routes.insert(line);
+  return routes;
+}
+
+// The operations of an OpenAPI document, "METHOD /path" as served_routes() has them.
+std::set<std::string> documented_routes(const json::object &doc) {
+  std::set<std::string> routes;
+  for (const auto &[path, item] : doc.at("paths").as_object())
+    for (const auto &[key, operation] : item.as_object()) {
+      if (key == "parameters") continue;
+      std::string method(key);
+      std::transform(method.begin(), method.end(), method.begin(), ::toupper);
+      routes.insert(method + " " + std::string(path));
+    }
+  return routes;
+}
+
+std::string missing_from(const std::set<std::string> &all, const std::set<std::string> &some) {
+  std::string missing;
+  for (const auto &route : all)
+    if (!some.contains(route)) missing += route + "; ";
+  return missing;
+}
 
 // A turn of a new session on a slow plan, read up to its first answer text.
 struct TurnInFlight {
@@ -229,6 +270,73 @@ TEST_CASE("an unanswered approval is denied when its timeout passes") {
   CHECK(std::find(names.begin(), names.end(), "approval:denied") != names.end());
 }
 
+TEST_CASE("the web page's files need no token and come with their type, CSP, nosniff and ETag") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "0.0.0.0:0");
+  const std::string auth = "Authorization: Bearer " + token_of(s);
+  CHECK(request(serve.port(), "GET", "/v1/sessions").status == 401);  // the data is guarded
+
+  Reply page = request(serve.port(), "GET", "/");
+  REQUIRE(page.status == 200);
+  CHECK(page.headers["content-type"] == "text/html; charset=utf-8");
+  const std::string csp = page.headers["content-security-policy"];
+  CHECK(contains(csp, "default-src 'none'"));
+  CHECK(contains(csp, "script-src 'self'"));
+  CHECK(contains(csp, "connect-src 'self'"));
+  CHECK(contains(csp, "frame-ancestors 'none'"));
+  CHECK(page.headers["x-content-type-options"] == "nosniff");
+  CHECK(page.headers["cache-control"] == "no-cache");
+  CHECK(page.headers["etag"].starts_with('"'));
+
+  // Every file the page names is there, with its type.
+  const std::map<std::string, std::string> types = {{"app.js", "text/javascript; charset=utf-8"},
+                                                    {"style.css", "text/css; charset=utf-8"},
+                                                    {"icon.svg", "image/svg+xml"}};
+  const std::regex reference(R"re((?:src|href)="/assets/([^"]+)")re");
+  std::set<std::string> named;
+  for (std::sregex_iterator it(page.body.begin(), page.body.end(), reference), end; it != end; ++it)
+    named.insert((*it)[1]);
+  CHECK(named.size() == types.size());
+  for (const auto &name : named) {
+    INFO(name);
+    Reply asset = request(serve.port(), "GET", "/assets/" + name);
+    CHECK(asset.status == 200);
+    CHECK(asset.headers["content-type"] == types.at(name));
+    CHECK(asset.headers["x-content-type-options"] == "nosniff");
+    CHECK_FALSE(asset.body.empty());
+  }
+
+  // A cached copy is confirmed with a 304 and no body; another ETag gets the file.
+  Reply script = request(serve.port(), "GET", "/assets/app.js");
+  const std::string etag = script.headers["etag"];
+  Reply cached = request(serve.port(), "GET", "/assets/app.js", "", {"If-None-Match: " + etag});
+  CHECK(cached.status == 304);
+  CHECK(cached.body.empty());
+  CHECK(cached.headers["etag"] == etag);
+  CHECK(request(serve.port(), "GET", "/assets/app.js", "", {"If-None-Match: \"x\", W/" + etag})
+            .status == 304);
+  CHECK(request(serve.port(), "GET", "/assets/app.js", "", {"If-None-Match: \"x\""}).status == 200);
+
+  // HEAD: the GET's headers without the body.
+  Reply head = request(serve.port(), "HEAD", "/assets/app.js");
+  CHECK(head.status == 200);
+  CHECK(head.headers["content-length"] == std::to_string(script.body.size()));
+  CHECK(head.body.empty());
+
+  // Anything else is the API's: JSON errors, behind the token.
+  Reply missing = request(serve.port(), "GET", "/assets/nope.js");
+  CHECK(missing.status == 404);
+  CHECK(missing.headers["content-type"] == "application/json");
+  CHECK(contains(missing.body, "no page asset 'nope.js'"));
+  CHECK(request(serve.port(), "GET", "/index.html").status == 401);
+  Reply unknown = request(serve.port(), "GET", "/index.html", "", {auth});
+  CHECK(unknown.status == 404);
+  CHECK(contains(unknown.body, "no route /index.html"));
+  Reply post = request(serve.port(), "POST", "/", "{}", {auth});
+  CHECK(post.status == 405);
+  CHECK(post.headers["allow"] == "GET");
+}
+
 TEST_CASE("a non-loopback bind requires the bearer token from the 0600 token file") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "0.0.0.0:0");
@@ -237,8 +345,7 @@ TEST_CASE("a non-loopback bind requires the bearer token from the 0600 token fil
   struct stat st {};
   ::stat(file.c_str(), &st);
   CHECK((st.st_mode & 0777) == 0600);
-  std::string token = read_text(file);
-  token.erase(token.find_last_not_of("\n") + 1);
+  const std::string token = token_of(s);
 
   CHECK(request(serve.port(), "GET", "/v1/sessions").status == 401);
   CHECK(request(serve.port(), "GET", "/v1/sessions", "", {"Authorization: Bearer wrong"}).status ==
@@ -275,30 +382,20 @@ TEST_CASE("SIGTERM cancels a turn that outlasts the grace period") {
   CHECK(serve.wait() == 0);
 }
 
-TEST_CASE("openapi.json lists every route; healthz and metrics answer") {
+TEST_CASE("openapi.json documents exactly the router's routes; healthz and metrics answer") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
   auto doc = body_json(request(serve.port(), "GET", "/v1/openapi.json"));
   CHECK(doc.at("openapi").as_string() == "3.1.0");
-  const auto &paths = doc.at("paths").as_object();
-  const std::vector<std::pair<std::string, std::string>> routes = {
-      {"/healthz", "get"},
-      {"/metrics", "get"},
-      {"/v1/openapi.json", "get"},
-      {"/v1/sessions", "get"},
-      {"/v1/sessions", "post"},
-      {"/v1/sessions/{id}", "get"},
-      {"/v1/sessions/{id}", "delete"},
-      {"/v1/sessions/{id}/messages", "post"},
-      {"/v1/sessions/{id}/cancel", "post"},
-      {"/v1/sessions/{id}/approvals/{approval_id}", "post"},
-      {"/v1/chat/completions", "post"}};
-  for (const auto &[path, method] : routes) {
-    INFO(method, " ", path);
-    REQUIRE(paths.contains(path));
-    CHECK(paths.at(path).as_object().contains(method));
-  }
-  CHECK(paths.size() == 9);  // no route the server lacks
+  const std::set<std::string> routes = served_routes();
+  const std::set<std::string> documented = documented_routes(doc);
+  CHECK(routes.contains("POST /v1/sessions/{id}/messages"));  // the list is the real one
+  CHECK(routes.contains("GET /"));
+  CHECK(missing_from(routes, documented) == "");  // undocumented routes
+  CHECK(missing_from(documented, routes) == "");  // documented, but not served
+  // The page's files are public: no security requirement, unlike the API.
+  CHECK(doc.at("paths").at("/").at("get").at("security").as_array().empty());
+  CHECK_FALSE(doc.at("paths").at("/v1/sessions").at("get").as_object().contains("security"));
 
   const std::string id = create_session(serve.port());
   request(serve.port(), "POST", messages_path(id), R"({"prompt":"hi"})");

@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 #include "event_output.hpp"
+#include "web_assets.hpp"
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/session_store.hpp"
@@ -68,9 +69,13 @@ constexpr std::string_view kDecisions[] = {"allow_once", "allow_always", "deny"}
 
 Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics)
     : factory_(factory), sessions_(sessions), metrics_(metrics) {
-  add("GET", "/healthz", [](auto &, auto &) {
+  add_public("GET", "/healthz", [](auto &, auto &) {
     return json_response(200, json::object{{"status", "ok"}});
   });
+  add_public("GET", "/",
+             [](auto &r, auto &) { return web_asset_response("index.html", r.if_none_match); });
+  add_public("GET", "/assets/{name}",
+             [](auto &r, auto &p) { return web_asset_response(p[0], r.if_none_match); });
   add("GET", "/metrics", [this](auto &, auto &) {
     return text_response("text/plain; version=0.0.4",
                          metrics_.prometheus(sessions_.all().size(), sessions_.running()));
@@ -90,7 +95,19 @@ Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics)
 }
 
 void Api::add(std::string method, std::string_view path, Handler handler) {
-  routes_.push_back(Route{std::move(method), split_path(path), std::move(handler)});
+  routes_.push_back(Route{std::move(method), split_path(path), std::move(handler), false});
+}
+
+void Api::add_public(std::string method, std::string_view path, Handler handler) {
+  routes_.push_back(Route{std::move(method), split_path(path), std::move(handler), true});
+}
+
+bool Api::is_public(std::string_view method, std::string_view path) const {
+  const auto segments = split_path(path);
+  Params params;
+  for (const auto &route : routes_)
+    if (route.method == method && matches(route.pattern, segments, params)) return route.is_public;
+  return false;
 }
 
 std::vector<std::string> Api::routes() const {
@@ -98,7 +115,7 @@ std::vector<std::string> Api::routes() const {
   for (const auto &route : routes_) {
     std::string path;
     for (const auto &segment : route.pattern) path += "/" + segment;
-    out.push_back(route.method + " " + path);
+    out.push_back(route.method + " " + (path.empty() ? "/" : path));
   }
   return out;
 }

@@ -29,8 +29,13 @@ class Api {
   // From now on no session or turn starts (503); running turns go on.
   void stop_accepting() { draining_ = true; }
 
-  // Every route as "METHOD /path/{param}" (the OpenAPI document's test compares with it).
+  // Every route as "METHOD /path/{param}" (`amplifier serve --routes`; the test of the OpenAPI
+  // document compares them).
   std::vector<std::string> routes() const;
+
+  // Whether `method path` is a route anyone may call without the bearer token: /healthz and
+  // the web page's files, which hold no data.
+  bool is_public(std::string_view method, std::string_view path) const;
 
  private:
   using Params = std::vector<std::string>;  // the path's {parameters}, in order
@@ -39,9 +44,11 @@ class Api {
     std::string method;
     std::vector<std::string> pattern;  // path segments; "{x}" matches any one segment
     Handler handler;
+    bool is_public;  // answered without the bearer token
   };
 
   void add(std::string method, std::string_view path, Handler handler);
+  void add_public(std::string method, std::string_view path, Handler handler);
   ApiResponse dispatch(const ApiRequest &request);
   std::shared_ptr<ServedSession> session_or_404(const std::string &id) const;
   // The session held here, else the one the default plan's store keeps (reopened here).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace amplifier::host::serve {
@@ -16,13 +17,15 @@ struct ApiRequest {
   std::string method;  // GET, POST, ...
   std::string path;    // without the query
   std::string body;
+  std::string if_none_match;  // the If-None-Match header: a cached page asset is answered 304
 };
 
 struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
-  std::vector<std::string> allow;  // for 405: the methods the path takes
+  std::vector<std::string> allow;                            // for 405: the methods the path takes
+  std::vector<std::pair<std::string, std::string>> headers;  // more headers, e.g. ETag
   // Set: the body comes from this stream as it is produced (a turn's events).
   std::shared_ptr<EventStream> stream;
 };

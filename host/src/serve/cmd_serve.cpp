@@ -36,6 +36,7 @@ struct ServeOptions {
   std::string root;
   int shutdown_grace_seconds = 30;
   int idle_unload_seconds = 300;
+  bool print_routes = false;
 };
 
 fs::path default_root() { return user_dirs::data() / "serve"; }
@@ -112,7 +113,18 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
   server.stop();
 }
 
+// --routes: what the server would answer, from the router itself (no plan is loaded).
+int print_routes() {
+  Metrics metrics;
+  SessionRegistry sessions;
+  SessionFactory factory({MountPlan{}, {}, {}}, metrics);
+  for (const auto &route : Api(factory, sessions, metrics).routes())
+    std::printf("%s\n", route.c_str());
+  return 0;
+}
+
 int run(ServeOptions options) {
+  if (options.print_routes) return print_routes();
   // Anyone who can reach a non-loopback address could run tools: there a token is required.
   if (!listen_is_loopback(options.http.listen))
     options.http.token = load_or_create_token(token_file());
@@ -176,6 +188,8 @@ void add_serve_command(CLI::App &app, int &exit_code) {
                   "reopened here on its next request)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--routes", options->print_routes,
+                "Print every route (METHOD /path) the server answers, then exit");
   cmd->callback(
       [options, &exit_code] { run_reporting(exit_code, [&] { return serve::run(*options); }); });
 }

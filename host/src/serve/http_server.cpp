@@ -54,6 +54,13 @@ tcp::endpoint parse_listen(const std::string &listen) {
   return {address, static_cast<unsigned short>(port)};
 }
 
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+// The method the Api answers: HEAD is GET, written without its body (write_plain).
+std::string_view api_method(const Request &request) {
+  return request.method() == http::verb::head ? "GET" : request.method_string();
+}
+
 // Runs the Api on a worker thread and resumes the connection's coroutine (on `executor`, its
 // strand) with the answer. Not a coroutine itself: GCC 12 mishandles a coroutine whose
 // initiation lambda captures by move.
@@ -121,7 +128,7 @@ std::optional<ApiResponse> HttpServer::Impl::gatekeep(const Request &request) co
     return preflight;
   }
   if (!options.token) return std::nullopt;
-  if (request.method() == http::verb::get && request.target() == "/healthz") return std::nullopt;
+  if (api.is_public(api_method(request), path_of(request.target()))) return std::nullopt;
   if (bearer_matches(request[http::field::authorization], *options.token)) return std::nullopt;
   return error_response(401, "unauthorized",
                         "this server needs 'Authorization: Bearer TOKEN' (the token is in the "
@@ -133,7 +140,9 @@ net::awaitable<bool> HttpServer::Impl::write_plain(beast::tcp_stream &stream,
                                                    bool keep_alive) {
   http::response<http::string_body> reply{static_cast<http::status>(response.status),
                                           request.version()};
-  if (response.status != 204) reply.set(http::field::content_type, response.content_type);
+  if (response.status != 204 && response.status != 304)
+    reply.set(http::field::content_type, response.content_type);
+  for (const auto &[name, value] : response.headers) reply.set(name, value);
   if (!response.allow.empty())
     reply.set(http::field::allow, fmt::format("{}", fmt::join(response.allow, ", ")));
   if (request.method() == http::verb::options) {
@@ -145,6 +154,9 @@ net::awaitable<bool> HttpServer::Impl::write_plain(beast::tcp_stream &stream,
   reply.body() = std::move(response.body);
   reply.keep_alive(keep_alive);
   reply.prepare_payload();
+  // A 304's Content-Length would have to be the cached file's, not 0: none is sent.
+  if (response.status == 304) reply.erase(http::field::content_length);
+  if (request.method() == http::verb::head) reply.body().clear();  // the GET's headers only
   stream.expires_after(options.idle_timeout);
   auto [ec, n] = co_await http::async_write(stream, reply, kTuple);
   co_return !ec && keep_alive;
@@ -247,10 +259,9 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
     if (auto refused = gatekeep(request)) {
       response = std::move(*refused);
     } else {
-      std::string_view target = request.target();
       auto api_request = std::make_shared<const ApiRequest>(
-          ApiRequest{std::string(request.method_string()),
-                     std::string(target.substr(0, target.find('?'))), std::move(request.body())});
+          ApiRequest{std::string(api_method(request)), std::string(path_of(request.target())),
+                     std::move(request.body()), std::string(request[http::field::if_none_match])});
       response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
     }
     keep_alive = response.stream

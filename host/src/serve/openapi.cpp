@@ -40,6 +40,13 @@ json::object operation(std::string_view summary, json::object ok, json::object b
   return op;
 }
 
+// An operation anyone may call: no bearer token even on a non-loopback bind.
+json::object public_operation(std::string_view summary, json::object ok) {
+  json::object op = operation(summary, std::move(ok));
+  op["security"] = json::array{};
+  return op;
+}
+
 json::array path_params(std::initializer_list<std::string_view> names) {
   json::array params;
   for (auto name : names)
@@ -97,8 +104,19 @@ json::object paths() {
   json::object session{{"parameters", path_params({"id"})},
                        {"get", operation("A session's metadata and messages", any_json)},
                        {"delete", operation("Cancel its turn, end and delete it", any_json)}};
+  const json::object page = reply(
+      "The web chat page (no token needed: it holds no data and asks for the token when "
+      "the API wants one)",
+      "text/html", {{"type", "string"}});
+  const json::object asset = reply(
+      "A file of the page (script, style, icon), with its ETag; 304 when If-None-Match "
+      "names it",
+      "application/octet-stream", {{"type", "string"}});
   return json::object{
-      {"/healthz", json::object{{"get", operation("Liveness", any_json)}}},
+      {"/", json::object{{"get", public_operation("The web chat page", page)}}},
+      {"/assets/{name}", json::object{{"parameters", path_params({"name"})},
+                                      {"get", public_operation("A file of the web page", asset)}}},
+      {"/healthz", json::object{{"get", public_operation("Liveness", any_json)}}},
       {"/metrics",
        json::object{{"get", operation("Prometheus metrics",
                                       reply("text", "text/plain", {{"type", "string"}}))}}},
