@@ -155,6 +155,35 @@ TEST_CASE("web_fetch: bad input is refused with the problem named") {
   }
 }
 
+TEST_CASE("web_fetch: converting a large page holds up no other fetch") {
+  // Several megabytes of HTML take the converter a good fraction of a second or more; the
+  // small page's answer arrives while that runs, and must not wait for it (the conversion
+  // would otherwise sit on the I/O thread every fetch's bytes come through).
+  std::string html = "<title>big</title>";
+  for (int i = 0; i < 100'000; ++i)
+    html += "<p>paragraph " + std::to_string(i) + " with <a href='/l" + std::to_string(i) +
+            "'>a link</a> and <b>bold</b> <i>words</i></p>\n";
+  LoopbackServer big_server, small_server;
+  big_server.enqueue(page(html));
+  ScriptedResponse small = page("<p>small page</p>");
+  small.head_delay = 50ms;
+  small_server.enqueue(small);
+  auto session = web_session(loopback_with({{"max_body_bytes", 16 << 20}}));
+  auto big = run_tool(*session, "web_fetch",
+                      json::serialize(json::object{{"url", big_server.base_url() + "/big"}}));
+  auto little = run_tool(*session, "web_fetch",
+                         json::serialize(json::object{{"url", small_server.base_url()}}));
+  REQUIRE(little->wait_finished(20s));
+  const bool big_done = [&] {
+    std::lock_guard lock(big->mutex);
+    return big->finish_count > 0;
+  }();
+  CHECK_MESSAGE(!big_done, "the small page waited for the large one's conversion");
+  REQUIRE(big->wait_finished(60s));
+  CHECK(tool_outcome(little).says("small page"));
+  CHECK(tool_outcome(big).says("paragraph 0 with [a link]"));
+}
+
 TEST_CASE("web_fetch: an immediate cancel ends a fetch under way as cancelled") {
   LoopbackServer server;
   ScriptedResponse slow = page("<p>late</p>");

@@ -182,6 +182,27 @@ void FetchCall::finish_response() {
         message,
         {{"url", page_.requested_url}, {"final_url", current_.text}, {"status", page_.status}}));
   }
+  convert_off_io_thread();
+}
+
+// Turning a large page into text takes long (a 2 MiB page about a second), and this I/O thread
+// carries every other call's bytes: the conversion runs on the host's worker pool instead
+// (inline only on a host without work_submit). The call stays alive through `self`.
+void FetchCall::convert_off_io_thread() {
+  auto *self = new std::shared_ptr<FetchCall>(shared_from_this());
+  if (host_.submit_work(0, &FetchCall::convert_on_worker, self)) return;
+  delete self;
+  convert_page();
+}
+
+void FetchCall::convert_on_worker(void *user_data) {
+  std::unique_ptr<std::shared_ptr<FetchCall>> self(
+      static_cast<std::shared_ptr<FetchCall> *>(user_data));
+  (*self)->guarded([&] { (*self)->convert_page(); });
+}
+
+void FetchCall::convert_page() {
+  if (was_cancelled()) return end_cancelled();
   finish(page_result(page_, {max_chars_, config_.max_chars_limit, config_.max_body_bytes}));
 }
 

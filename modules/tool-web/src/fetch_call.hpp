@@ -4,7 +4,8 @@
 //
 // THREADS: every hop starts on the HTTP client's I/O thread (the first one posted there), so a
 // hop's cancel handle is stored before any of its callbacks runs; all callbacks then run on
-// that thread. cancel() may come from any thread.
+// that thread. cancel() may come from any thread. A complete page is converted to text on the
+// host's worker pool, off the I/O thread.
 #pragma once
 
 #include "page_result.hpp"
@@ -47,6 +48,9 @@ class FetchCall final : public amplifier::provider::ProviderCall,
   void stop(Stop why);
   void follow_redirect();
   void finish_response();
+  void convert_off_io_thread();
+  static void convert_on_worker(void *user_data);
+  void convert_page();
   std::string failure_message(const KernelError &failure) const;
   void finish(const std::string &result_json);
   void fail(const std::string &message);
@@ -65,7 +69,7 @@ class FetchCall final : public amplifier::provider::ProviderCall,
   transport::CancelHandle handle_;
   bool cancelled_ = false;
 
-  // I/O thread only.
+  // I/O thread only, until the response is complete; then the converting worker's.
   WebUrl current_;
   FetchedPage page_;
   std::optional<std::string> location_;
