@@ -12,6 +12,10 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 namespace context_postgres {
 namespace json = boost::json;
 namespace store = amplifier::session_store;
@@ -207,6 +211,31 @@ PostgresConfig parsed_config(std::string_view config_json) {
   }
 }
 
+// The connections queries use, one small pool per config, kept for the life of the module: a
+// server asks often (every session list), and a connection plus the schema check per query
+// would cost more than the query. The schema is brought up to date on a pool's first query (a
+// database used for the first time has no tables yet).
+struct QueryPool {
+  explicit QueryPool(const PostgresConfig &config)
+      : pool(config.connect, kConnections, config.retry) {}
+  static constexpr std::size_t kConnections = 2;
+  ConnectionPool pool;
+  std::once_flag schema_checked;
+};
+
+QueryPool &query_pool(std::string_view config_json) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<QueryPool>, std::less<>> pools;
+  std::lock_guard lock(mutex);
+  auto found = pools.find(config_json);
+  if (found == pools.end())
+    found = pools
+                .emplace(std::string(config_json),
+                         std::make_unique<QueryPool>(parsed_config(config_json)))
+                .first;
+  return *found->second;
+}
+
 }  // namespace
 
 std::string answer_sessions_query(std::string_view config_json, std::string_view query_json) {
@@ -214,11 +243,10 @@ std::string answer_sessions_query(std::string_view config_json, std::string_view
   const std::string op = text_field(query, "op");
   if (op != "list" && op != "read" && op != "import" && op != "delete")
     throw QueryError(AMP_UNSUPPORTED, "context-postgres has no sessions query '" + op + "'");
-  const PostgresConfig config = parsed_config(config_json);
-  ConnectionPool pool(config.connect, 1, config.retry);
+  QueryPool &pool = query_pool(config_json);
   std::string id_storage;
-  return pool.run("answering a sessions query", [&](PgConnection &connection) {
-    migrate_schema(connection);  // a database used for the first time has no sessions yet
+  return pool.pool.run("answering a sessions query", [&](PgConnection &connection) {
+    std::call_once(pool.schema_checked, [&] { migrate_schema(connection); });
     if (op == "list") return json::serialize(list_sessions(connection, query));
     const std::string &id = checked_session_id(query, id_storage);
     if (op == "read") return json::serialize(read_session(connection, id));
