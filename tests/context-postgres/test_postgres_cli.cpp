@@ -257,4 +257,5 @@ TEST_CASE("module validate: the structural checks, and the behavioural ones on a
       s.amplifier({"module", "validate", kModule, "--behavioral", "--config", config});
   INFO(behavioural.out << behavioural.err);
   CHECK(behavioural.exit_code == 0);
+  CHECK(behavioural.out.find("PASS context-sessions-query") != std::string::npos);
 }

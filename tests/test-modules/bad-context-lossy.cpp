@@ -1,5 +1,6 @@
 // bad-context-lossy: a context manager that keeps only the text of each message, so
-// thinking signatures, tool calls, tool results and images are lost between add and get.
+// thinking signatures, tool calls, tool results and images are lost between add and get; and
+// that answers every sessions query, whatever it asks, with an empty object.
 #include "amplifier_sdk.hpp"
 
 #include <boost/json.hpp>
@@ -26,6 +27,7 @@ json::object text_only(const json::value &message) {
 class LossyContext final : public amp::sdk::ContextModule {
  public:
   LossyContext(amp::sdk::Host host, std::string_view) : ContextModule(host) {}
+  static std::string sessions_query(std::string_view, std::string_view) { return "{}"; }
   void add_message(std::string_view message_json) override {
     std::lock_guard lock(mutex_);
     messages_.push_back(text_only(json::parse(message_json)));
@@ -53,4 +55,5 @@ class LossyContext final : public amp::sdk::ContextModule {
 }  // namespace
 
 AMP_DEFINE_MODULE(LossyContext, "bad-context-lossy", "1.0.0",
-                  "Test module: a context that keeps only the text of messages")
+                  "Test module: a context that keeps only the text of messages and answers "
+                  "sessions queries with {}")

@@ -65,7 +65,8 @@ const std::vector<Expected> kFaults = {
       {"call-cancel-immediate", "no terminal event"}}},
     {"bad-ignores-endpoint", {{"provider-offline", "closed port"}}},
     {"bad-hook-result", {{"hook-events", "explode"}}},
-    {"bad-context-lossy", {{"context-round-trip", "lost or changed"}}},
+    {"bad-context-lossy",
+     {{"context-round-trip", "lost or changed"}, {"context-sessions-query", "unknown op"}}},
     {"bad-orchestrator-idle", {{"orchestrator-turn", "Done."}}},
 };
 

@@ -34,7 +34,7 @@ std::vector<std::string> expected_checks(const std::string &id) {
     add({"orchestrator-turn"});
     add(kCalls);
   } else if (id.rfind("context-", 0) == 0) {
-    add({"context-round-trip"});
+    add({"context-round-trip", "context-sessions-query"});
   } else if (id.rfind("hooks-", 0) == 0) {
     add({"hook-events"});
   } else {

@@ -9,6 +9,7 @@ bool run_behavioral_check(const std::string &check, const CheckContext &context)
       {"tool-bad-input", &tool_bad_input_check},
       {"hook-events", &hook_events_check},
       {"context-round-trip", &context_round_trip_check},
+      {"context-sessions-query", &context_sessions_query_check},
       {"orchestrator-turn", &orchestrator_turn_check},
   };
   const ChildReporter &out = *context.reporter;

@@ -12,6 +12,7 @@ CheckResult provider_offline_check(const CheckContext &context);
 CheckResult tool_bad_input_check(const CheckContext &context);
 CheckResult hook_events_check(const CheckContext &context);
 CheckResult context_round_trip_check(const CheckContext &context);
+CheckResult context_sessions_query_check(const CheckContext &context);
 CheckResult orchestrator_turn_check(const CheckContext &context);
 
 // A failed check leaves its kernel as it is, unmounted: tearing down a module that just

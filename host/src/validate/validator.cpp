@@ -57,7 +57,7 @@ std::vector<std::string> behavioral_checks(const std::string &kind) {
   if (kind == "tool") checks = {"tool-bad-input"};
   if (kind == "orchestrator") checks = {"orchestrator-turn"};
   if (kind == "hook") return {"hook-events"};
-  if (kind == "context") return {"context-round-trip"};
+  if (kind == "context") return {"context-round-trip", "context-sessions-query"};
   checks.insert(checks.end(), calls.begin(), calls.end());
   return checks;
 }
