@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,7 +112,7 @@ fs::path Scratch::write(const std::string &name, const std::string &text) const 
 }
 
 ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-                           std::string listen) {
+                           std::string listen, std::optional<OpenFileLimit> open_files) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> argv{kAmplifier, "serve", "--listen", listen};
@@ -119,6 +120,10 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(pipe_fds[1], STDERR_FILENO);
+    if (open_files) {
+      const rlimit limit{open_files->soft, open_files->hard};
+      if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
+    }
     ::chdir(scratch.dir.c_str());
     const std::string home = (scratch.dir / "home").string();
     ::setenv("HOME", home.c_str(), 1);

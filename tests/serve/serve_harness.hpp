@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,17 +22,25 @@ struct Scratch : amp_test::TempDir {
   fs::path write(const std::string &name, const std::string &text) const;
 };
 
+// RLIMIT_NOFILE for the child, set before it starts.
+struct OpenFileLimit {
+  unsigned long soft = 0;
+  unsigned long hard = 0;
+};
+
 // `amplifier serve ARGS --listen ...` as a child process. Its stderr is collected; the
 // constructor returns once it printed its address.
 class ServeProcess {
  public:
   ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-               std::string listen = "127.0.0.1:0");
+               std::string listen = "127.0.0.1:0",
+               std::optional<OpenFileLimit> open_files = std::nullopt);
   ~ServeProcess();  // SIGKILL if still running
   ServeProcess(const ServeProcess &) = delete;
   ServeProcess &operator=(const ServeProcess &) = delete;
 
   unsigned short port() const { return port_; }
+  int pid() const { return pid_; }  // -1 once it ended
   std::string err() const;
   void signal(int signal);
   // Waits for the process to end: its exit code (-1 on timeout or a signal).
