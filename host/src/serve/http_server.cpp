@@ -99,6 +99,10 @@ net::awaitable<void> HttpServer::Impl::accept_loop() {
     auto [ec, socket] = co_await acceptor.async_accept(net::make_strand(io), kTuple);
     if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
     if (ec) continue;  // a connection that failed before it was accepted (EMFILE, reset)
+    // Events are small writes sent as they come: Nagle would hold each behind the client's
+    // delayed ACK of the one before (40 ms).
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     net::co_spawn(socket.get_executor(), serve_connection(beast::tcp_stream(std::move(socket))),
                   net::detached);
   }
