@@ -25,6 +25,11 @@ struct Delayed {
   }
 };
 
+struct Ready {
+  WorkerPool::Task task;
+  bool blocking = false;  // from submit_blocking
+};
+
 }  // namespace
 
 struct WorkerPool::State {
@@ -34,12 +39,13 @@ struct WorkerPool::State {
   std::condition_variable work;      // workers: a task is ready, or the earliest deadline moved
   std::condition_variable watch;     // the monitor: work is waiting with nobody idle
   std::condition_variable drained;   // the destructor: every thread has ended
-  std::deque<Task> ready;
+  std::deque<Ready> ready;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<>> delayed;
   std::uint64_t next_order = 0;
   std::uint64_t started_tasks = 0;  // progress, as the monitor sees it
   std::size_t threads = 0;
   std::size_t idle = 0;
+  std::size_t blocked = 0;  // workers running a blocking task: not counted against the core
   bool monitor_running = false;
   bool stopping = false;
 
@@ -47,7 +53,7 @@ struct WorkerPool::State {
   void release_due(Clock::time_point now) {
     while (!delayed.empty() && delayed.top().due <= now) {
       // priority_queue::top is const; the task is moved out right before pop() drops it.
-      ready.push_back(std::move(const_cast<Delayed &>(delayed.top()).task));
+      ready.push_back(Ready{std::move(const_cast<Delayed &>(delayed.top()).task)});
       delayed.pop();
     }
   }
@@ -65,7 +71,7 @@ struct WorkerPool::State {
   void dispatch(const std::shared_ptr<State> &self) {
     if (idle > 0) {
       work.notify_one();
-    } else if (threads < options.core_threads) {
+    } else if (threads - blocked < options.core_threads) {
       start_worker(self);
     } else {
       if (!monitor_running) {
@@ -92,13 +98,19 @@ struct WorkerPool::State {
     for (;;) {
       s.release_due(Clock::now());
       if (!s.ready.empty()) {
-        Task task = std::move(s.ready.front());
+        Ready next = std::move(s.ready.front());
         s.ready.pop_front();
         ++s.started_tasks;
+        if (next.blocking) {
+          ++s.blocked;
+          // This worker leaves the core for a while: what waits behind it needs another now.
+          if (!s.ready.empty()) s.dispatch(self);
+        }
         lock.unlock();
-        run_task(task);
-        task = nullptr;  // whatever it captured goes before the lock is taken again
+        run_task(next.task);
+        next.task = nullptr;  // whatever it captured goes before the lock is taken again
         lock.lock();
+        if (next.blocking) --s.blocked;
         continue;
       }
       if (s.stopping) break;
@@ -169,7 +181,7 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   std::lock_guard lock(state_->mutex);
   if (delay.count() <= 0) {
-    state_->ready.push_back(std::move(task));
+    state_->ready.push_back(Ready{std::move(task)});
     state_->dispatch(state_);
     return;
   }
@@ -182,6 +194,12 @@ void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   if (state_->idle == 0) state_->dispatch(state_);
 }
 
+void WorkerPool::submit_blocking(Task task) {
+  std::lock_guard lock(state_->mutex);
+  state_->ready.push_back(Ready{std::move(task), true});
+  state_->dispatch(state_);
+}
+
 std::size_t WorkerPool::thread_count() const {
   std::lock_guard lock(state_->mutex);
   return state_->threads;
@@ -190,6 +208,11 @@ std::size_t WorkerPool::thread_count() const {
 std::size_t WorkerPool::idle_count() const {
   std::lock_guard lock(state_->mutex);
   return state_->idle;
+}
+
+std::size_t WorkerPool::blocked_count() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->blocked;
 }
 
 }  // namespace amplifier

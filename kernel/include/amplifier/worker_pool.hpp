@@ -8,6 +8,11 @@
 // slow task never holds up the others, and short tasks never make the pool grow. Workers
 // beyond the core end after `idle_timeout` without work. Delayed tasks wait in a heap that
 // idle workers (or the monitor) sleep on.
+//
+// Work known to block for long (a tool call: a command, a request to another server) goes
+// through submit_blocking: a worker running it does not count against the core, so the work
+// queued behind it gets a worker at once instead of after a stall threshold. A thousand
+// sessions whose tools sleep then never delay the others' turns by that threshold.
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -39,9 +44,13 @@ class WorkerPool {
   // that escapes the task is logged and swallowed. Thread-safe; never runs the task inline.
   // Throws std::bad_alloc or std::system_error when no thread can be started.
   void submit(Task task, std::chrono::milliseconds delay = std::chrono::milliseconds(0));
+  // Runs `task` once on a worker as soon as possible, as work that may block for long (see
+  // above). Thread-safe; never runs the task inline. Throws as submit() does.
+  void submit_blocking(Task task);
 
   std::size_t thread_count() const;  // live workers, idle ones included (not the monitor)
   std::size_t idle_count() const;
+  std::size_t blocked_count() const;  // workers running a submit_blocking task
 
  private:
   struct State;
