@@ -476,6 +476,8 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
   if (!approval_handler_)
     return {{"decision", fallback}, {"reason", "no interactive user to ask"}};
   try {
+    // A person answers: the worker may wait minutes, and others' work must not wait with it.
+    WorkerPool::BlockingSection asking;
     auto answer = approval_handler_(request);
     auto *decision = answer.if_contains("decision");
     if (decision && decision->is_string()) return answer;

@@ -32,7 +32,11 @@ struct Ready {
 
 }  // namespace
 
-struct WorkerPool::State {
+struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
+  // The pool whose worker this thread is, and whether it is in blocking work now.
+  static thread_local State *current_pool;
+  static thread_local bool current_blocked;
+
   Options options;
 
   mutable std::mutex mutex;
@@ -45,7 +49,7 @@ struct WorkerPool::State {
   std::uint64_t started_tasks = 0;  // progress, as the monitor sees it
   std::size_t threads = 0;
   std::size_t idle = 0;
-  std::size_t blocked = 0;  // workers running a blocking task: not counted against the core
+  std::size_t blocked = 0;  // workers in blocking work: not counted against the core
   bool monitor_running = false;
   bool stopping = false;
 
@@ -82,6 +86,20 @@ struct WorkerPool::State {
     }
   }
 
+  // The calling worker stops counting against the core; what waits gets another worker.
+  void enter_blocking(const std::shared_ptr<State> &self) {
+    std::lock_guard lock(mutex);
+    ++blocked;
+    current_blocked = true;
+    if (!ready.empty()) dispatch(self);
+  }
+
+  void leave_blocking() {
+    std::lock_guard lock(mutex);
+    --blocked;
+    current_blocked = false;
+  }
+
   static void run_task(Task &task) noexcept {
     try {
       task();
@@ -94,6 +112,7 @@ struct WorkerPool::State {
 
   static void run_worker(std::shared_ptr<State> self) {
     State &s = *self;
+    current_pool = &s;
     std::unique_lock lock(s.mutex);
     for (;;) {
       s.release_due(Clock::now());
@@ -101,16 +120,12 @@ struct WorkerPool::State {
         Ready next = std::move(s.ready.front());
         s.ready.pop_front();
         ++s.started_tasks;
-        if (next.blocking) {
-          ++s.blocked;
-          // This worker leaves the core for a while: what waits behind it needs another now.
-          if (!s.ready.empty()) s.dispatch(self);
-        }
         lock.unlock();
+        if (next.blocking) s.enter_blocking(self);
         run_task(next.task);
         next.task = nullptr;  // whatever it captured goes before the lock is taken again
+        if (next.blocking) s.leave_blocking();
         lock.lock();
-        if (next.blocking) --s.blocked;
         continue;
       }
       if (s.stopping) break;
@@ -156,6 +171,9 @@ struct WorkerPool::State {
   }
 };
 
+thread_local WorkerPool::State *WorkerPool::State::current_pool = nullptr;
+thread_local bool WorkerPool::State::current_blocked = false;
+
 WorkerPool &WorkerPool::shared() {
   static WorkerPool *pool = new WorkerPool();  // never destroyed: see the header
   return *pool;
@@ -198,6 +216,16 @@ void WorkerPool::submit_blocking(Task task) {
   std::lock_guard lock(state_->mutex);
   state_->ready.push_back(Ready{std::move(task), true});
   state_->dispatch(state_);
+}
+
+WorkerPool::BlockingSection::BlockingSection() {
+  if (!State::current_pool || State::current_blocked) return;
+  state_ = State::current_pool->shared_from_this();
+  state_->enter_blocking(state_);
+}
+
+WorkerPool::BlockingSection::~BlockingSection() {
+  if (state_) state_->leave_blocking();
 }
 
 std::size_t WorkerPool::thread_count() const {

@@ -170,3 +170,29 @@ TEST_CASE("blocking tasks queued at once each get a worker; ordinary ones still 
   while (pool.blocked_count() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
   CHECK(pool.blocked_count() == 0);
 }
+
+// A worker that waits inside a task (a context committing to a database) counts as blocked
+// while its BlockingSection lives: queued work gets another worker without a stall threshold.
+TEST_CASE("a worker waiting in a BlockingSection does not hold up queued work") {
+  WorkerPool pool(WorkerPool::Options{1, std::chrono::minutes(10), 10s});
+  Gate waiting, unblock, next_ran;
+  pool.submit([&] {
+    WorkerPool::BlockingSection storing;
+    waiting.release();
+    unblock.wait();
+  });
+  REQUIRE(waiting.wait());
+  CHECK(pool.blocked_count() == 1);
+  pool.submit([&] { next_ran.release(); });
+  CHECK(next_ran.wait(5s));
+  unblock.release();
+  const auto deadline = Clock::now() + 5s;
+  while (pool.blocked_count() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(pool.blocked_count() == 0);
+}
+
+TEST_CASE("a BlockingSection off the pool's workers changes nothing") {
+  WorkerPool pool(WorkerPool::Options{1, 5ms, 10s});
+  WorkerPool::BlockingSection here;
+  CHECK(pool.blocked_count() == 0);
+}

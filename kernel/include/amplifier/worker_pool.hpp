@@ -10,9 +10,12 @@
 // idle workers (or the monitor) sleep on.
 //
 // Work known to block for long (a tool call: a command, a request to another server) goes
-// through submit_blocking: a worker running it does not count against the core, so the work
-// queued behind it gets a worker at once instead of after a stall threshold. A thousand
-// sessions whose tools sleep then never delay the others' turns by that threshold.
+// through submit_blocking, and a worker about to wait inside a task (a context committing to
+// a database) opens a BlockingSection: either way that worker does not count against the core
+// while it waits, so the work queued behind it gets a worker at once instead of after a stall
+// threshold (which a worker that waits a few milliseconds at a time, and so keeps making
+// progress, would never trip). A thousand sessions whose tools sleep or whose messages are
+// committed then never delay the others' turns.
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -22,6 +25,8 @@
 namespace amplifier {
 
 class WorkerPool {
+  struct State;
+
  public:
   using Task = std::function<void()>;
 
@@ -50,10 +55,22 @@ class WorkerPool {
 
   std::size_t thread_count() const;  // live workers, idle ones included (not the monitor)
   std::size_t idle_count() const;
-  std::size_t blocked_count() const;  // workers running a submit_blocking task
+  std::size_t blocked_count() const;  // workers in blocking work (either kind)
+
+  // While it lives, the calling worker counts as blocked (see above). Does nothing on a thread
+  // that is not a worker, or inside blocking work already.
+  class BlockingSection {
+   public:
+    BlockingSection();
+    ~BlockingSection();
+    BlockingSection(const BlockingSection &) = delete;
+    BlockingSection &operator=(const BlockingSection &) = delete;
+
+   private:
+    std::shared_ptr<State> state_;  // null: nothing to undo
+  };
 
  private:
-  struct State;
   std::shared_ptr<State> state_;
 };
 
