@@ -54,6 +54,7 @@ struct BenchOptions {
   std::size_t io_threads = 0;          // 0: serve's default
   unsigned long serve_open_files = 0;  // 0: what this process has (raised to the hard limit)
   std::vector<std::string> pg_settings;
+  int pg_pool_size = 0;  // 0: context-postgres's default
 };
 
 // The vendor: a paced answer, or (first turn of a tool session) the bash call.
@@ -129,6 +130,17 @@ double own_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+// The messages stored; -1 (and why, on stderr) when the database cannot say.
+long long count_rows(const PgServer &pg) {
+  try {
+    return std::stoll(
+        amp_test::PgTestServer::query_value(pg.dsn, "SELECT count(*) FROM amplifier_messages"));
+  } catch (const std::exception &e) {
+    fmt::print(stderr, "bench_serve: cannot count the stored messages: {}\n", e.what());
+    return -1;
+  }
+}
+
 std::string tail(const std::string &text, std::size_t n) {
   return text.size() > n ? text.substr(text.size() - n) : text;
 }
@@ -179,17 +191,14 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const std::
   f.cpu_turns_s = cpu_seconds(pid) - cpu_created;
   f.bench_cpu_turns_s = own_cpu_seconds() - bench_cpu_before;
   f.cpu_create_s = cpu_created - cpu_start;
-  if (pg) {
-    f.pg_cpu_turns_s = cpu_seconds_with_children(pg->postmaster_pid()) - pg_cpu_before;
-    f.rows = std::stoll(
-        amp_test::PgTestServer::query_value(pg->dsn, "SELECT count(*) FROM amplifier_messages"));
-  }
+  if (pg) f.pg_cpu_turns_s = cpu_seconds_with_children(pg->postmaster_pid()) - pg_cpu_before;
   sampler.stop();
   const ProcessStatus last = read_status(pid);
   f.peak_rss_kb = std::max(last.hwm_kb, sampler.peak_rss_kb());
   f.peak_threads = sampler.peak_threads();
   f.peak_fds = sampler.peak_fds();
   stop_serve(serve, f);
+  if (pg) f.rows = count_rows(*pg);  // once serve's connections are closed
 
   result.load = figures_of(driver.result());
   for (const auto &s : driver.result().sessions)
@@ -276,8 +285,9 @@ int run(const BenchOptions &o) {
   std::optional<PgServer> pg;
   if (o.context == "postgres") {
     pg = start_postgres(o);
-    const std::string yaml =
-        "{module: context-postgres, config: {dsn: " + json::serialize(json::value(pg->dsn)) + "}}";
+    json::object config{{"dsn", pg->dsn}};
+    if (o.pg_pool_size > 0) config["pool_size"] = o.pg_pool_size;
+    const std::string yaml = "{module: context-postgres, config: " + json::serialize(config) + "}";
     results.push_back(run_once(o, vendor, "context-postgres", yaml, &*pg));
   }
   Table table;
@@ -315,6 +325,8 @@ int main(int argc, char **argv) {
   app.add_option("--serve-open-files", o.serve_open_files,
                  "serve's soft RLIMIT_NOFILE at start (default: this process's, the hard limit)");
   app.add_option("--pg-setting", o.pg_settings, "PostgreSQL NAME=VALUE (repeatable)");
+  app.add_option("--pg-pool-size", o.pg_pool_size,
+                 "context-postgres pool_size (default: the module's)");
   CLI11_PARSE(app, argc, argv);
   try {
     return bench_serve::run(o);
