@@ -41,13 +41,39 @@ std::shared_ptr<SharedDatabase> SharedDatabase::open(const ConnectSettings &sett
 }
 
 std::string SharedDatabase::prepare() {
-  std::lock_guard lock(prepare_mutex_);
-  if (!prepared_)
-    prepared_ = pool_.run("preparing the schema", [](PgConnection &connection) {
+  std::promise<std::string> outcome;
+  std::shared_future<std::string> attempt;
+  bool starts = false;
+  {
+    std::lock_guard lock(prepare_mutex_);
+    if (prepared_) return *prepared_;
+    starts = !preparing_.valid();
+    if (starts) preparing_ = outcome.get_future().share();
+    attempt = preparing_;
+  }
+  if (starts) migrate(outcome);
+  return attempt.get();
+}
+
+void SharedDatabase::migrate(std::promise<std::string> &outcome) {
+  try {
+    std::string target = pool_.run("preparing the schema", [](PgConnection &connection) {
       migrate_schema(connection);
       return connection.target();
     });
-  return *prepared_;
+    {
+      std::lock_guard lock(prepare_mutex_);
+      prepared_ = target;
+      preparing_ = {};
+    }
+    outcome.set_value(std::move(target));
+  } catch (...) {
+    {
+      std::lock_guard lock(prepare_mutex_);
+      preparing_ = {};  // the next session tries again
+    }
+    outcome.set_exception(std::current_exception());
+  }
 }
 
 }  // namespace context_postgres

@@ -11,6 +11,7 @@
 #include "connection_pool.hpp"
 #include "lease_renewer.hpp"
 
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,16 +31,20 @@ class SharedDatabase {
   ConnectionPool &pool() { return pool_; }
   LeaseRenewer &leases() { return leases_; }
 
-  // Brings the schema up to date the first time a session of this process asks (the others
-  // wait for it, then find it done); returns where the database is, for messages. Throws
-  // DatabaseError, and the next session tries again.
+  // Brings the schema up to date the first time a session of this process asks; returns
+  // where the database is, for messages. Sessions asking meanwhile share that attempt and its
+  // outcome (a database that is down fails them together, not one timeout after another).
+  // Throws DatabaseError, and the next session tries again.
   std::string prepare();
 
  private:
+  void migrate(std::promise<std::string> &outcome);
+
   ConnectionPool pool_;
   LeaseRenewer leases_;  // after the pool its renewals use, so it stops first
   std::mutex prepare_mutex_;
-  std::optional<std::string> prepared_;  // the target, once migrated
+  std::optional<std::string> prepared_;        // the target, once migrated
+  std::shared_future<std::string> preparing_;  // the attempt under way, if any
 };
 
 }  // namespace context_postgres
