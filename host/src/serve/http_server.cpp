@@ -191,11 +191,14 @@ net::awaitable<std::optional<std::string>> HttpServer::Impl::next_frames(EventSt
   if (!events.take(frames)) co_return std::nullopt;
   if (!frames.empty()) co_return frames;
   // The waker cancels the timer through this strand, so it cannot slip in between the take()
-  // above and this wait.
+  // above and this wait. A waker that ran for frames already taken wakes it with nothing new:
+  // it waits on, for the same keep-alive.
   timer.expires_after(kStreamKeepAlive);
-  co_await timer.async_wait(kTuple);
-  if (!events.take(frames)) co_return std::nullopt;
-  co_return frames;
+  for (;;) {
+    auto [ec] = co_await timer.async_wait(kTuple);
+    if (!events.take(frames)) co_return std::nullopt;
+    if (!frames.empty() || ec != net::error::operation_aborted) co_return frames;
+  }
 }
 
 net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
