@@ -11,7 +11,10 @@
 // (a session stalled behind a tool would show the tool's seconds); serve's peak RSS (VmHWM),
 // threads, descriptors and CPU. `--context postgres` runs the same load on context-postgres
 // against a throwaway PostgreSQL (after the context-simple baseline, unless --no-baseline) and
-// adds turns/s and the cost per appended message. Not a test: run it by hand.
+// adds turns/s and the cost per appended message, two ways: PostgreSQL's own time on the
+// statements (pg_stat_statements: planning and execution, a COMMIT's WAL flush included) and
+// serve's extra CPU over the baseline, each divided by the rows the turns stored. Not a test:
+// run it by hand.
 #include "load_driver.hpp"
 #include "load_report.hpp"
 #include "process_probe.hpp"
@@ -25,7 +28,6 @@
 #include <fmt/format.h>
 
 #include <csignal>
-#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -89,6 +91,13 @@ tools:
                      context_yaml, vendor_url);
 }
 
+// PostgreSQL's own account (pg_stat_statements) of the statements it ran: planning and
+// execution time (a COMMIT's includes its WAL flush), and how many.
+struct StatementTotals {
+  double ms = 0;
+  long long calls = 0;
+};
+
 // What the bench read about the serve process (and PostgreSQL) around the load.
 struct ServeFigures {
   ProcessStatus idle;  // once every session exists, before any turn
@@ -102,7 +111,7 @@ struct ServeFigures {
   std::string stderr_tail;
   // PostgreSQL mode only.
   long long rows = 0;
-  double pg_cpu_turns_s = 0;
+  StatementTotals pg_turns;  // what the server spent on statements during the turns
 };
 
 struct RunResult {
@@ -115,13 +124,27 @@ struct RunResult {
 struct PgServer {
   std::unique_ptr<amp_test::PgTestServer> server;
   std::string dsn;
-  int postmaster_pid() const {
-    std::ifstream in(server->directory() / "data" / "postmaster.pid");
-    int pid = 0;
-    in >> pid;
-    return pid;
-  }
 };
+
+std::string pg_query(const PgServer &pg, const std::string &sql) {
+  return amp_test::PgTestServer::query_value(pg.dsn, sql);
+}
+
+// pg_stat_statements counts from here on.
+void reset_statement_totals(const PgServer &pg) {
+  pg_query(pg, "SELECT pg_stat_statements_reset()");
+}
+
+StatementTotals statement_totals(const PgServer &pg) {
+  const std::string where =
+      " FROM pg_stat_statements WHERE dbid = "
+      "(SELECT oid FROM pg_database WHERE datname = current_database())";
+  StatementTotals t;
+  t.ms =
+      std::stod(pg_query(pg, "SELECT coalesce(sum(total_exec_time + total_plan_time), 0)" + where));
+  t.calls = std::stoll(pg_query(pg, "SELECT coalesce(sum(calls), 0)" + where));
+  return t;
+}
 
 double own_cpu_seconds() {
   rusage usage{};
@@ -185,13 +208,13 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const std::
   driver.create_sessions();
   const double cpu_created = cpu_seconds(pid);
   f.idle = read_status(pid);
-  const double pg_cpu_before = pg ? cpu_seconds_with_children(pg->postmaster_pid()) : 0;
+  if (pg) reset_statement_totals(*pg);
   const double bench_cpu_before = own_cpu_seconds();
   driver.run_turns();
   f.cpu_turns_s = cpu_seconds(pid) - cpu_created;
   f.bench_cpu_turns_s = own_cpu_seconds() - bench_cpu_before;
   f.cpu_create_s = cpu_created - cpu_start;
-  if (pg) f.pg_cpu_turns_s = cpu_seconds_with_children(pg->postmaster_pid()) - pg_cpu_before;
+  if (pg) f.pg_turns = statement_totals(*pg);
   sampler.stop();
   const ProcessStatus last = read_status(pid);
   f.peak_rss_kb = std::max(last.hwm_kb, sampler.peak_rss_kb());
@@ -242,13 +265,14 @@ void add_column(Table &table, const RunResult &r, const BenchOptions &o) {
 void add_append_costs(Table &table, const RunResult &pg, const RunResult *baseline) {
   const double rows = static_cast<double>(std::max<long long>(pg.serve.rows, 1));
   table.set("rows appended / expected", fmt::format("{} / {}", pg.serve.rows, pg.appends_expected));
-  table.set("PostgreSQL CPU per append",
-            fmt::format("{:.0f} us", pg.serve.pg_cpu_turns_s / rows * 1e6));
+  const StatementTotals &t = pg.serve.pg_turns;
+  table.set("PostgreSQL time per append (statements)",
+            fmt::format("{:.0f} us ({:.1f} statements)", t.ms / rows * 1000,
+                        static_cast<double>(t.calls) / rows));
   if (!baseline) return;
   const double extra_cpu = pg.serve.cpu_turns_s - baseline->serve.cpu_turns_s;
+  // A difference of two runs: as noisy as the machine.
   table.set("serve CPU per append (over simple)", fmt::format("{:.0f} us", extra_cpu / rows * 1e6));
-  const double extra_turn = pg.load.median_turn_ms - baseline->load.median_turn_ms;
-  table.set("turn time per append (median, over simple)", fmt::format("{:.2f} ms", extra_turn / 2));
 }
 
 void print_errors(const RunResult &r) {
@@ -266,9 +290,13 @@ void raise_open_file_limit() {
 }
 
 PgServer start_postgres(const BenchOptions &o) {
+  std::vector<std::string> settings{"shared_preload_libraries=pg_stat_statements",
+                                    "pg_stat_statements.track_planning=on"};
+  settings.insert(settings.end(), o.pg_settings.begin(), o.pg_settings.end());
   PgServer pg;
-  pg.server = std::make_unique<amp_test::PgTestServer>(o.pg_settings);
+  pg.server = std::make_unique<amp_test::PgTestServer>(settings);
   pg.dsn = pg.server->create_database("bench");
+  pg_query(pg, "CREATE EXTENSION pg_stat_statements");
   return pg;
 }
 

@@ -55,26 +55,11 @@ ProcessStatus read_status(int pid, bool with_fds) {
   return status;
 }
 
-double cpu_seconds(int pid, bool with_reaped_children) {
-  // After the name: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
+double cpu_seconds(int pid) {
+  // After the name: state(3) ppid(4) ... utime(14) stime(15).
   const std::vector<std::string> fields = stat_fields(pid);
-  if (fields.size() < 15) return 0;
-  long long ticks = std::stoll(fields[11]) + std::stoll(fields[12]);
-  if (with_reaped_children) ticks += std::stoll(fields[13]) + std::stoll(fields[14]);
-  return ticks_to_seconds(ticks);
-}
-
-double cpu_seconds_with_children(int parent) {
-  double total = cpu_seconds(parent, true);
-  std::error_code ec;
-  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    const int pid = std::stoi(name);
-    const std::vector<std::string> fields = stat_fields(pid);
-    if (fields.size() > 1 && std::stoi(fields[1]) == parent) total += cpu_seconds(pid);
-  }
-  return total;
+  if (fields.size() < 13) return 0;
+  return ticks_to_seconds(std::stoll(fields[11]) + std::stoll(fields[12]));
 }
 
 PeakSampler::PeakSampler(int pid, std::chrono::milliseconds period)

@@ -17,13 +17,8 @@ struct ProcessStatus {
 
 ProcessStatus read_status(int pid, bool with_fds = true);
 
-// utime + stime of `pid`, plus (with `with_reaped_children`) the children it already waited
-// for (cutime + cstime), in seconds; 0 when it cannot be read.
-double cpu_seconds(int pid, bool with_reaped_children = false);
-
-// The CPU seconds of `parent` (reaped children included) and of its living children: a
-// PostgreSQL server's whole CPU time, backends that already exited included.
-double cpu_seconds_with_children(int parent);
+// utime + stime of `pid`, in seconds; 0 when it cannot be read.
+double cpu_seconds(int pid);
 
 // Samples `pid` every `period` until stopped: the most threads, open descriptors and the
 // highest RSS seen.
