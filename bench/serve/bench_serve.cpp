@@ -57,6 +57,7 @@ struct BenchOptions {
   unsigned long serve_open_files = 0;  // 0: what this process has (raised to the hard limit)
   std::vector<std::string> pg_settings;
   int pg_pool_size = 0;  // 0: context-postgres's default
+  std::string before;    // another build's amplifier: each run is made on it first
 };
 
 // The vendor: a paced answer, or (first turn of a tool session) the bash call.
@@ -119,23 +120,30 @@ struct RunResult {
   LoadFigures load;
   ServeFigures serve;
   int appends_expected = 0;  // messages the turns should have appended
+  bool postgres = false;
 };
 
-struct PgServer {
-  std::unique_ptr<amp_test::PgTestServer> server;
+// One run's database: fresh, so its rows and statements are its own.
+struct PgDatabase {
   std::string dsn;
 };
 
-std::string pg_query(const PgServer &pg, const std::string &sql) {
+std::string pg_query(const PgDatabase &pg, const std::string &sql) {
   return amp_test::PgTestServer::query_value(pg.dsn, sql);
 }
 
+PgDatabase fresh_database(amp_test::PgTestServer &server, const std::string &name) {
+  PgDatabase db{server.create_database(name)};
+  pg_query(db, "CREATE EXTENSION pg_stat_statements");
+  return db;
+}
+
 // pg_stat_statements counts from here on.
-void reset_statement_totals(const PgServer &pg) {
+void reset_statement_totals(const PgDatabase &pg) {
   pg_query(pg, "SELECT pg_stat_statements_reset()");
 }
 
-StatementTotals statement_totals(const PgServer &pg) {
+StatementTotals statement_totals(const PgDatabase &pg) {
   const std::string where =
       " FROM pg_stat_statements WHERE dbid = "
       "(SELECT oid FROM pg_database WHERE datname = current_database())";
@@ -154,7 +162,7 @@ double own_cpu_seconds() {
 }
 
 // The messages stored; -1 (and why, on stderr) when the database cannot say.
-long long count_rows(const PgServer &pg) {
+long long count_rows(const PgDatabase &pg) {
   try {
     return std::stoll(
         amp_test::PgTestServer::query_value(pg.dsn, "SELECT count(*) FROM amplifier_messages"));
@@ -183,13 +191,22 @@ void stop_serve(amp_serve_test::ServeProcess &serve, ServeFigures &figures) {
   figures.stderr_tail = tail(serve.err(), 2000);
 }
 
-RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const std::string &label,
-                   const std::string &context_yaml, const PgServer *pg) {
+// One run: its column's label, the plan's context, the database (postgres) and the amplifier.
+struct RunSpec {
+  std::string label;
+  std::string context_yaml;
+  const PgDatabase *pg = nullptr;
+  std::string binary;  // empty: this tree's
+};
+
+RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSpec &spec) {
+  const PgDatabase *pg = spec.pg;
   amp_serve_test::Scratch scratch;
-  const auto plan = scratch.write("plan.yaml", plan_yaml(vendor.base_url(), context_yaml));
+  const auto plan = scratch.write("plan.yaml", plan_yaml(vendor.base_url(), spec.context_yaml));
   std::vector<std::string> args{"--plan", plan.string(), "--root", (scratch.dir / "root").string()};
   if (o.io_threads) args.insert(args.end(), {"--io-threads", std::to_string(o.io_threads)});
-  amp_serve_test::ServeProcess serve(scratch, args, "127.0.0.1:0", serve_limit(o));
+  amp_serve_test::ServeProcess serve(scratch, args, "127.0.0.1:0",
+                                     amp_serve_test::ServeSpawn{serve_limit(o), spec.binary});
   const int pid = serve.pid();
 
   LoadOptions load;
@@ -201,7 +218,7 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const std::
   load.timeout = std::chrono::seconds(o.timeout_seconds);
   LoadDriver driver(load);
 
-  RunResult result{label, {}, {}, 0};
+  RunResult result{spec.label, {}, {}, 0, pg != nullptr};
   ServeFigures &f = result.serve;
   PeakSampler sampler(pid, std::chrono::milliseconds(10));
   const double cpu_start = cpu_seconds(pid);
@@ -289,15 +306,40 @@ void raise_open_file_limit() {
   }
 }
 
-PgServer start_postgres(const BenchOptions &o) {
+std::unique_ptr<amp_test::PgTestServer> start_postgres(const BenchOptions &o) {
   std::vector<std::string> settings{"shared_preload_libraries=pg_stat_statements",
                                     "pg_stat_statements.track_planning=on"};
   settings.insert(settings.end(), o.pg_settings.begin(), o.pg_settings.end());
-  PgServer pg;
-  pg.server = std::make_unique<amp_test::PgTestServer>(settings);
-  pg.dsn = pg.server->create_database("bench");
-  pg_query(pg, "CREATE EXTENSION pg_stat_statements");
-  return pg;
+  return std::make_unique<amp_test::PgTestServer>(settings);
+}
+
+std::string postgres_yaml(const BenchOptions &o, const PgDatabase &db) {
+  json::object config{{"dsn", db.dsn}};
+  if (o.pg_pool_size > 0) config["pool_size"] = o.pg_pool_size;
+  return "{module: context-postgres, config: " + json::serialize(config) + "}";
+}
+
+// The runs in column order: for each build (--before's first), context-simple then postgres.
+std::vector<RunResult> run_all(const BenchOptions &o, const PacedVendor &vendor) {
+  std::unique_ptr<amp_test::PgTestServer> server;
+  std::vector<std::unique_ptr<PgDatabase>> databases;
+  std::vector<RunSpec> specs;
+  std::vector<std::string> binaries{""};
+  if (!o.before.empty()) binaries.insert(binaries.begin(), o.before);
+  for (const auto &binary : binaries) {
+    const std::string prefix = binary.empty() ? "" : "before: ";
+    if (o.context == "simple" || o.baseline)
+      specs.push_back({prefix + "context-simple", "context-simple", nullptr, binary});
+    if (o.context != "postgres") continue;
+    if (!server) server = start_postgres(o);
+    const std::string name = "bench_" + std::to_string(databases.size());
+    databases.push_back(std::make_unique<PgDatabase>(fresh_database(*server, name)));
+    specs.push_back({prefix + "context-postgres", postgres_yaml(o, *databases.back()),
+                     databases.back().get(), binary});
+  }
+  std::vector<RunResult> results;
+  for (const auto &spec : specs) results.push_back(run_once(o, vendor, spec));
+  return results;
 }
 
 int run(const BenchOptions &o) {
@@ -307,20 +349,16 @@ int run(const BenchOptions &o) {
       "bench_serve: {} sessions, {} deltas {} ms apart, {:.0f}% run `sleep {}`, turns "
       "started over {} ms\n",
       o.sessions, o.deltas, o.interval_ms, o.tool_fraction * 100, o.tool_seconds, o.ramp_ms);
-  std::vector<RunResult> results;
-  if (o.context == "simple" || o.baseline)
-    results.push_back(run_once(o, vendor, "context-simple", "context-simple", nullptr));
-  std::optional<PgServer> pg;
-  if (o.context == "postgres") {
-    pg = start_postgres(o);
-    json::object config{{"dsn", pg->dsn}};
-    if (o.pg_pool_size > 0) config["pool_size"] = o.pg_pool_size;
-    const std::string yaml = "{module: context-postgres, config: " + json::serialize(config) + "}";
-    results.push_back(run_once(o, vendor, "context-postgres", yaml, &*pg));
-  }
+  const std::vector<RunResult> results = run_all(o, vendor);
   Table table;
-  for (const auto &r : results) add_column(table, r, o);
-  if (pg) add_append_costs(table, results.back(), results.size() > 1 ? &results.front() : nullptr);
+  const RunResult *simple = nullptr;  // the last context-simple run: the next postgres one's base
+  for (const auto &r : results) {
+    add_column(table, r, o);
+    if (r.postgres)
+      add_append_costs(table, r, simple);
+    else
+      simple = &r;
+  }
   fmt::print("{}", table.text());
   bool ok = true;
   for (const auto &r : results) {
@@ -353,6 +391,9 @@ int main(int argc, char **argv) {
   app.add_option("--serve-open-files", o.serve_open_files,
                  "serve's soft RLIMIT_NOFILE at start (default: this process's, the hard limit)");
   app.add_option("--pg-setting", o.pg_settings, "PostgreSQL NAME=VALUE (repeatable)");
+  app.add_option("--before", o.before,
+                 "Another build's amplifier (e.g. of an older commit): each run is made on it "
+                 "first, in a column of its own");
   app.add_option("--pg-pool-size", o.pg_pool_size,
                  "context-postgres pool_size (default: the module's)");
   CLI11_PARSE(app, argc, argv);

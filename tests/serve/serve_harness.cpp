@@ -112,16 +112,17 @@ fs::path Scratch::write(const std::string &name, const std::string &text) const 
 }
 
 ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-                           std::string listen, std::optional<OpenFileLimit> open_files) {
+                           std::string listen, ServeSpawn spawn) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::vector<std::string> argv{kAmplifier, "serve", "--listen", listen};
+  const std::string binary = spawn.binary.empty() ? kAmplifier : spawn.binary;
+  std::vector<std::string> argv{binary, "serve", "--listen", listen};
   argv.insert(argv.end(), args.begin(), args.end());
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(pipe_fds[1], STDERR_FILENO);
-    if (open_files) {
-      const rlimit limit{open_files->soft, open_files->hard};
+    if (spawn.open_files) {
+      const rlimit limit{spawn.open_files->soft, spawn.open_files->hard};
       if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
     }
     ::chdir(scratch.dir.c_str());
@@ -136,7 +137,7 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
     std::vector<char *> c_argv;
     for (auto &a : argv) c_argv.push_back(a.data());
     c_argv.push_back(nullptr);
-    ::execv(kAmplifier.c_str(), c_argv.data());
+    ::execv(binary.c_str(), c_argv.data());
     ::_exit(127);
   }
   ::close(pipe_fds[1]);

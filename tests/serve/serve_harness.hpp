@@ -28,13 +28,18 @@ struct OpenFileLimit {
   unsigned long hard = 0;
 };
 
+// How the child starts, beyond its arguments.
+struct ServeSpawn {
+  std::optional<OpenFileLimit> open_files;
+  std::string binary;  // empty: this tree's amplifier (a benchmark may compare another build's)
+};
+
 // `amplifier serve ARGS --listen ...` as a child process. Its stderr is collected; the
 // constructor returns once it printed its address.
 class ServeProcess {
  public:
   ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-               std::string listen = "127.0.0.1:0",
-               std::optional<OpenFileLimit> open_files = std::nullopt);
+               std::string listen = "127.0.0.1:0", ServeSpawn spawn = {});
   ~ServeProcess();  // SIGKILL if still running
   ServeProcess(const ServeProcess &) = delete;
   ServeProcess &operator=(const ServeProcess &) = delete;

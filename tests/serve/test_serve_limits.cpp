@@ -77,14 +77,14 @@ TEST_CASE("serve raises its soft limit of open files to the hard limit") {
   const unsigned long hard = std::min<rlim_t>(hard_open_files(), 4096);
   const unsigned long soft = std::min<unsigned long>(256, hard);
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "127.0.0.1:0",
-                     OpenFileLimit{soft, hard});
+                     ServeSpawn{OpenFileLimit{soft, hard}});
   CHECK(open_file_limits(serve.pid()) == std::pair{hard, hard});
 }
 
 TEST_CASE("out of descriptors, serve waits without spinning and accepts again once some close") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "127.0.0.1:0",
-                     OpenFileLimit{64, 64});
+                     ServeSpawn{OpenFileLimit{64, 64}});
   // More than 64 descriptors' worth: the rest wait in the listen queue.
   std::vector<int> held;
   for (int i = 0; i < 100; ++i) held.push_back(idle_connection(serve.port()));
