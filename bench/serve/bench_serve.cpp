@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -398,6 +399,8 @@ int main(int argc, char **argv) {
                  "context-postgres pool_size (default: the module's)");
   CLI11_PARSE(app, argc, argv);
   try {
+    // The child starts in a scratch folder: a relative path would no longer lead anywhere.
+    if (!o.before.empty()) o.before = std::filesystem::absolute(o.before).string();
     return bench_serve::run(o);
   } catch (const std::exception &e) {
     fmt::print(stderr, "bench_serve: {}\n", e.what());

@@ -167,16 +167,22 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  throw std::runtime_error("amplifier serve did not start: " + err());
+  const std::string why = err();
+  end();  // no destructor runs after a constructor throws: the reader thread must be joined here
+  throw std::runtime_error("amplifier serve (" + argv.front() + ") did not start: " + why);
 }
 
-ServeProcess::~ServeProcess() {
+ServeProcess::~ServeProcess() { end(); }
+
+void ServeProcess::end() {
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
   }
   if (reader_.joinable()) reader_.join();
   if (err_fd_ >= 0) ::close(err_fd_);
+  err_fd_ = -1;
 }
 
 std::string ServeProcess::err() const {

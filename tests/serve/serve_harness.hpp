@@ -52,6 +52,8 @@ class ServeProcess {
   int wait(std::chrono::seconds limit = std::chrono::seconds(60));
 
  private:
+  void end();  // SIGKILL if still running; joins the stderr reader
+
   int pid_ = -1;
   int err_fd_ = -1;
   unsigned short port_ = 0;
