@@ -24,6 +24,7 @@
 #include "serve_harness.hpp"
 
 #include <CLI/CLI.hpp>
+#include <libpq-fe.h>
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -124,20 +125,36 @@ struct RunResult {
   bool postgres = false;
 };
 
-// One run's database: fresh, so its rows and statements are its own.
-struct PgDatabase {
-  std::string dsn;
+// One run's database: fresh, so its rows and statements are its own. The bench's own
+// connection is opened before serve starts: a serve holding every connection the server
+// allows (one per session, before context-postgres shared them) must not lock it out.
+class PgDatabase {
+ public:
+  PgDatabase(amp_test::PgTestServer &server, const std::string &name)
+      : dsn_(server.create_database(name)), conn_(PQconnectdb(dsn_.c_str()), &PQfinish) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK)
+      throw std::runtime_error("cannot connect to " + dsn_ + ": " + PQerrorMessage(conn_.get()));
+    value("CREATE EXTENSION pg_stat_statements");
+  }
+  const std::string &dsn() const { return dsn_; }
+
+  // The first column of the first row ("" when none). Throws std::runtime_error.
+  std::string value(const std::string &sql) const {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+      throw std::runtime_error(sql + ": " + PQresultErrorMessage(result.get()));
+    if (status != PGRES_TUPLES_OK || PQntuples(result.get()) == 0) return "";
+    return PQgetvalue(result.get(), 0, 0);
+  }
+
+ private:
+  std::string dsn_;
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
 };
 
-std::string pg_query(const PgDatabase &pg, const std::string &sql) {
-  return amp_test::PgTestServer::query_value(pg.dsn, sql);
-}
-
-PgDatabase fresh_database(amp_test::PgTestServer &server, const std::string &name) {
-  PgDatabase db{server.create_database(name)};
-  pg_query(db, "CREATE EXTENSION pg_stat_statements");
-  return db;
-}
+std::string pg_query(const PgDatabase &pg, const std::string &sql) { return pg.value(sql); }
 
 // pg_stat_statements counts from here on.
 void reset_statement_totals(const PgDatabase &pg) {
@@ -165,8 +182,7 @@ double own_cpu_seconds() {
 // The messages stored; -1 (and why, on stderr) when the database cannot say.
 long long count_rows(const PgDatabase &pg) {
   try {
-    return std::stoll(
-        amp_test::PgTestServer::query_value(pg.dsn, "SELECT count(*) FROM amplifier_messages"));
+    return std::stoll(pg_query(pg, "SELECT count(*) FROM amplifier_messages"));
   } catch (const std::exception &e) {
     fmt::print(stderr, "bench_serve: cannot count the stored messages: {}\n", e.what());
     return -1;
@@ -239,7 +255,7 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
   f.peak_threads = sampler.peak_threads();
   f.peak_fds = sampler.peak_fds();
   stop_serve(serve, f);
-  if (pg) f.rows = count_rows(*pg);  // once serve's connections are closed
+  if (pg) f.rows = count_rows(*pg);  // every message serve acknowledged
 
   result.load = figures_of(driver.result());
   for (const auto &s : driver.result().sessions)
@@ -315,7 +331,7 @@ std::unique_ptr<amp_test::PgTestServer> start_postgres(const BenchOptions &o) {
 }
 
 std::string postgres_yaml(const BenchOptions &o, const PgDatabase &db) {
-  json::object config{{"dsn", db.dsn}};
+  json::object config{{"dsn", db.dsn()}};
   if (o.pg_pool_size > 0) config["pool_size"] = o.pg_pool_size;
   return "{module: context-postgres, config: " + json::serialize(config) + "}";
 }
@@ -334,7 +350,7 @@ std::vector<RunResult> run_all(const BenchOptions &o, const PacedVendor &vendor)
     if (o.context != "postgres") continue;
     if (!server) server = start_postgres(o);
     const std::string name = "bench_" + std::to_string(databases.size());
-    databases.push_back(std::make_unique<PgDatabase>(fresh_database(*server, name)));
+    databases.push_back(std::make_unique<PgDatabase>(*server, name));
     specs.push_back({prefix + "context-postgres", postgres_yaml(o, *databases.back()),
                      databases.back().get(), binary});
   }
