@@ -476,6 +476,8 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
   if (!approval_handler_)
     return {{"decision", fallback}, {"reason", "no interactive user to ask"}};
   try {
+    // A person answers: the worker may wait minutes, and others' work must not wait with it.
+    WorkerPool::BlockingSection asking;
     auto answer = approval_handler_(request);
     auto *decision = answer.if_contains("decision");
     if (decision && decision->is_string()) return answer;
@@ -612,8 +614,10 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
   }
   arm_call_deadline(tool, call);
   tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
-  WorkerPool::shared().submit([&tool, id = call->id, name = std::move(tool_name),
-                               input = std::move(input_json)] {
+  // A tool may block for its whole run (a command, a request): other sessions' work must not
+  // wait behind it.
+  WorkerPool::shared().submit_blocking([&tool, id = call->id, name = std::move(tool_name),
+                                        input = std::move(input_json)] {
     InvocationGuard inside(tool, std::adopt_lock);
     tool.table<amp_tool_vtable>()->execute(tool.instance, id, amp_str{name.data(), name.size()},
                                            amp_str{input.data(), input.size()});

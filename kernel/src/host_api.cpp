@@ -342,8 +342,16 @@ amp_status with_context(amp_host *h, const char *what, Fn &&fn) {
   });
 }
 
+// A context may store what it is given (a file, a database commit) before it returns: its
+// writes are blocking work, so other sessions' work does not wait behind them.
+template <class Fn>
+amp_status with_context_write(amp_host *h, const char *what, Fn &&fn) {
+  WorkerPool::BlockingSection storing;
+  return with_context(h, what, std::forward<Fn>(fn));
+}
+
 amp_status api_context_add_message(amp_host *h, amp_str message_json) {
-  return with_context(h, "context_add_message", [&](const amp_context_vtable &t, void *i) {
+  return with_context_write(h, "context_add_message", [&](const amp_context_vtable &t, void *i) {
     return t.add_message(i, message_json);
   });
 }
@@ -359,14 +367,13 @@ amp_status api_context_get_messages_for_request(amp_host *h, amp_str request_jso
                       });
 }
 amp_status api_context_set_messages(amp_host *h, amp_str messages_json) {
-  return with_context(h, "context_set_messages", [&](const amp_context_vtable &t, void *i) {
+  return with_context_write(h, "context_set_messages", [&](const amp_context_vtable &t, void *i) {
     return t.set_messages(i, messages_json);
   });
 }
 amp_status api_context_clear(amp_host *h) {
-  return with_context(h, "context_clear", [&](const amp_context_vtable &t, void *i) {
-    return t.clear(i);
-  });
+  return with_context_write(h, "context_clear",
+                            [&](const amp_context_vtable &t, void *i) { return t.clear(i); });
 }
 
 // ---- ABI 1.2: reached through get_proc ------------------------------------------------

@@ -25,21 +25,31 @@ struct Delayed {
   }
 };
 
+struct Ready {
+  WorkerPool::Task task;
+  bool blocking = false;  // from submit_blocking
+};
+
 }  // namespace
 
-struct WorkerPool::State {
+struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
+  // The pool whose worker this thread is, and whether it is in blocking work now.
+  static thread_local State *current_pool;
+  static thread_local bool current_blocked;
+
   Options options;
 
   mutable std::mutex mutex;
   std::condition_variable work;      // workers: a task is ready, or the earliest deadline moved
   std::condition_variable watch;     // the monitor: work is waiting with nobody idle
   std::condition_variable drained;   // the destructor: every thread has ended
-  std::deque<Task> ready;
+  std::deque<Ready> ready;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<>> delayed;
   std::uint64_t next_order = 0;
   std::uint64_t started_tasks = 0;  // progress, as the monitor sees it
   std::size_t threads = 0;
   std::size_t idle = 0;
+  std::size_t blocked = 0;  // workers in blocking work: not counted against the core
   bool monitor_running = false;
   bool stopping = false;
 
@@ -47,7 +57,7 @@ struct WorkerPool::State {
   void release_due(Clock::time_point now) {
     while (!delayed.empty() && delayed.top().due <= now) {
       // priority_queue::top is const; the task is moved out right before pop() drops it.
-      ready.push_back(std::move(const_cast<Delayed &>(delayed.top()).task));
+      ready.push_back(Ready{std::move(const_cast<Delayed &>(delayed.top()).task)});
       delayed.pop();
     }
   }
@@ -65,7 +75,7 @@ struct WorkerPool::State {
   void dispatch(const std::shared_ptr<State> &self) {
     if (idle > 0) {
       work.notify_one();
-    } else if (threads < options.core_threads) {
+    } else if (threads - blocked < options.core_threads) {
       start_worker(self);
     } else {
       if (!monitor_running) {
@@ -74,6 +84,20 @@ struct WorkerPool::State {
       }
       watch.notify_one();
     }
+  }
+
+  // The calling worker stops counting against the core; what waits gets another worker.
+  void enter_blocking(const std::shared_ptr<State> &self) {
+    std::lock_guard lock(mutex);
+    ++blocked;
+    current_blocked = true;
+    if (!ready.empty()) dispatch(self);
+  }
+
+  void leave_blocking() {
+    std::lock_guard lock(mutex);
+    --blocked;
+    current_blocked = false;
   }
 
   static void run_task(Task &task) noexcept {
@@ -88,16 +112,19 @@ struct WorkerPool::State {
 
   static void run_worker(std::shared_ptr<State> self) {
     State &s = *self;
+    current_pool = &s;
     std::unique_lock lock(s.mutex);
     for (;;) {
       s.release_due(Clock::now());
       if (!s.ready.empty()) {
-        Task task = std::move(s.ready.front());
+        Ready next = std::move(s.ready.front());
         s.ready.pop_front();
         ++s.started_tasks;
         lock.unlock();
-        run_task(task);
-        task = nullptr;  // whatever it captured goes before the lock is taken again
+        if (next.blocking) s.enter_blocking(self);
+        run_task(next.task);
+        next.task = nullptr;  // whatever it captured goes before the lock is taken again
+        if (next.blocking) s.leave_blocking();
         lock.lock();
         continue;
       }
@@ -144,6 +171,9 @@ struct WorkerPool::State {
   }
 };
 
+thread_local WorkerPool::State *WorkerPool::State::current_pool = nullptr;
+thread_local bool WorkerPool::State::current_blocked = false;
+
 WorkerPool &WorkerPool::shared() {
   static WorkerPool *pool = new WorkerPool();  // never destroyed: see the header
   return *pool;
@@ -169,7 +199,7 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   std::lock_guard lock(state_->mutex);
   if (delay.count() <= 0) {
-    state_->ready.push_back(std::move(task));
+    state_->ready.push_back(Ready{std::move(task)});
     state_->dispatch(state_);
     return;
   }
@@ -182,6 +212,22 @@ void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   if (state_->idle == 0) state_->dispatch(state_);
 }
 
+void WorkerPool::submit_blocking(Task task) {
+  std::lock_guard lock(state_->mutex);
+  state_->ready.push_back(Ready{std::move(task), true});
+  state_->dispatch(state_);
+}
+
+WorkerPool::BlockingSection::BlockingSection() {
+  if (!State::current_pool || State::current_blocked) return;
+  state_ = State::current_pool->shared_from_this();
+  state_->enter_blocking(state_);
+}
+
+WorkerPool::BlockingSection::~BlockingSection() {
+  if (state_) state_->leave_blocking();
+}
+
 std::size_t WorkerPool::thread_count() const {
   std::lock_guard lock(state_->mutex);
   return state_->threads;
@@ -190,6 +236,11 @@ std::size_t WorkerPool::thread_count() const {
 std::size_t WorkerPool::idle_count() const {
   std::lock_guard lock(state_->mutex);
   return state_->idle;
+}
+
+std::size_t WorkerPool::blocked_count() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->blocked;
 }
 
 }  // namespace amplifier

@@ -4,6 +4,7 @@
 
 #include "log_capture.hpp"
 
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -181,6 +182,38 @@ TEST_CASE("the database restarted mid-session: the add in the outage fails, noth
   CHECK(texts == std::vector<std::string>{"one", "two", "three", "four"});
   CHECK(count_messages(dsn, kId) == 4);
   CHECK(query(dsn, "SELECT count(DISTINCT seq) FROM amplifier_messages") == "4");
+}
+
+namespace {
+
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return 0;
+}
+
+}  // namespace
+
+// A server holding many sessions must not hold a connection and a renewing thread for each.
+TEST_CASE("the sessions of one process share the database's connections and one renewer") {
+  const std::string dsn = fresh_database();
+  const std::string plan = postgres_plan(dsn, "", R"("pool_size": 3, "lease_seconds": 1)");
+  std::vector<OpenSession> sessions;
+  sessions.push_back(open_session(plan, "shared-0"));  // the pool and the renewer exist now
+  const int threads_before = thread_count();
+  for (int i = 1; i < 20; ++i) {
+    sessions.push_back(open_session(plan, "shared-" + std::to_string(i)));
+    ContextHandle(*sessions.back().session).add_ok(text_message("user", "hello"));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // several lease periods
+  CHECK(query(dsn, "SELECT count(*) FROM amplifier_session_leases WHERE expires > now()") == "20");
+  const std::string database = dsn.substr(dsn.rfind("dbname=") + 7);
+  // The pool's connections and this query's own.
+  CHECK(std::stoi(query(dsn, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + database +
+                                 "'")) <= 3 + 1);
+  CHECK(thread_count() - threads_before <= 2);  // not one per session
+  CHECK(count_messages(dsn, "shared-19") == 1);
 }
 
 TEST_CASE("a dsn that reaches no database fails the mount, naming it") {

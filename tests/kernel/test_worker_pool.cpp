@@ -136,3 +136,63 @@ TEST_CASE("delayed submits while a worker sleeps until a deadline") {
   }
   CHECK(ran.load() == 1);  // the immediate task ran; the delayed ones were dropped with the pool
 }
+
+// A tool call holding its worker (a `sleep`) must not make the next session's work wait for
+// the monitor's stall threshold: a worker running blocking work does not count against the
+// core. The threshold here is far longer than the test, so only that rule can pass it.
+TEST_CASE("work queued behind a blocking task gets a worker at once") {
+  WorkerPool pool(WorkerPool::Options{1, std::chrono::minutes(10), 10s});
+  Gate blocking_started, unblock, next_ran;
+  pool.submit_blocking([&] {
+    blocking_started.release();
+    unblock.wait();
+  });
+  REQUIRE(blocking_started.wait());
+  CHECK(pool.blocked_count() == 1);
+  pool.submit([&] { next_ran.release(); });
+  CHECK(next_ran.wait(5s));
+  unblock.release();
+}
+
+TEST_CASE("blocking tasks queued at once each get a worker; ordinary ones still share the core") {
+  WorkerPool pool(WorkerPool::Options{1, std::chrono::minutes(10), 10s});
+  Gate unblock;
+  std::atomic<int> started{0};
+  for (int i = 0; i < 4; ++i)
+    pool.submit_blocking([&] {
+      ++started;
+      unblock.wait();
+    });
+  const auto deadline = Clock::now() + 5s;
+  while (started < 4 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(started == 4);
+  unblock.release();
+  while (pool.blocked_count() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(pool.blocked_count() == 0);
+}
+
+// A worker that waits inside a task (a context committing to a database) counts as blocked
+// while its BlockingSection lives: queued work gets another worker without a stall threshold.
+TEST_CASE("a worker waiting in a BlockingSection does not hold up queued work") {
+  WorkerPool pool(WorkerPool::Options{1, std::chrono::minutes(10), 10s});
+  Gate waiting, unblock, next_ran;
+  pool.submit([&] {
+    WorkerPool::BlockingSection storing;
+    waiting.release();
+    unblock.wait();
+  });
+  REQUIRE(waiting.wait());
+  CHECK(pool.blocked_count() == 1);
+  pool.submit([&] { next_ran.release(); });
+  CHECK(next_ran.wait(5s));
+  unblock.release();
+  const auto deadline = Clock::now() + 5s;
+  while (pool.blocked_count() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  CHECK(pool.blocked_count() == 0);
+}
+
+TEST_CASE("a BlockingSection off the pool's workers changes nothing") {
+  WorkerPool pool(WorkerPool::Options{1, 5ms, 10s});
+  WorkerPool::BlockingSection here;
+  CHECK(pool.blocked_count() == 0);
+}

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,14 +112,19 @@ fs::path Scratch::write(const std::string &name, const std::string &text) const 
 }
 
 ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-                           std::string listen) {
+                           std::string listen, ServeSpawn spawn) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  std::vector<std::string> argv{kAmplifier, "serve", "--listen", listen};
+  const std::string binary = spawn.binary.empty() ? kAmplifier : spawn.binary;
+  std::vector<std::string> argv{binary, "serve", "--listen", listen};
   argv.insert(argv.end(), args.begin(), args.end());
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(pipe_fds[1], STDERR_FILENO);
+    if (spawn.open_files) {
+      const rlimit limit{spawn.open_files->soft, spawn.open_files->hard};
+      if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(126);
+    }
     ::chdir(scratch.dir.c_str());
     const std::string home = (scratch.dir / "home").string();
     ::setenv("HOME", home.c_str(), 1);
@@ -131,7 +137,7 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
     std::vector<char *> c_argv;
     for (auto &a : argv) c_argv.push_back(a.data());
     c_argv.push_back(nullptr);
-    ::execv(kAmplifier.c_str(), c_argv.data());
+    ::execv(binary.c_str(), c_argv.data());
     ::_exit(127);
   }
   ::close(pipe_fds[1]);
@@ -161,16 +167,22 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  throw std::runtime_error("amplifier serve did not start: " + err());
+  const std::string why = err();
+  end();  // no destructor runs after a constructor throws: the reader thread must be joined here
+  throw std::runtime_error("amplifier serve (" + argv.front() + ") did not start: " + why);
 }
 
-ServeProcess::~ServeProcess() {
+ServeProcess::~ServeProcess() { end(); }
+
+void ServeProcess::end() {
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
   }
   if (reader_.joinable()) reader_.join();
   if (err_fd_ >= 0) ::close(err_fd_);
+  err_fd_ = -1;
 }
 
 std::string ServeProcess::err() const {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,23 +22,38 @@ struct Scratch : amp_test::TempDir {
   fs::path write(const std::string &name, const std::string &text) const;
 };
 
+// RLIMIT_NOFILE for the child, set before it starts.
+struct OpenFileLimit {
+  unsigned long soft = 0;
+  unsigned long hard = 0;
+};
+
+// How the child starts, beyond its arguments.
+struct ServeSpawn {
+  std::optional<OpenFileLimit> open_files;
+  std::string binary;  // empty: this tree's amplifier (a benchmark may compare another build's)
+};
+
 // `amplifier serve ARGS --listen ...` as a child process. Its stderr is collected; the
 // constructor returns once it printed its address.
 class ServeProcess {
  public:
   ServeProcess(const Scratch &scratch, std::vector<std::string> args,
-               std::string listen = "127.0.0.1:0");
+               std::string listen = "127.0.0.1:0", ServeSpawn spawn = {});
   ~ServeProcess();  // SIGKILL if still running
   ServeProcess(const ServeProcess &) = delete;
   ServeProcess &operator=(const ServeProcess &) = delete;
 
   unsigned short port() const { return port_; }
+  int pid() const { return pid_; }  // -1 once it ended
   std::string err() const;
   void signal(int signal);
   // Waits for the process to end: its exit code (-1 on timeout or a signal).
   int wait(std::chrono::seconds limit = std::chrono::seconds(60));
 
  private:
+  void end();  // SIGKILL if still running; joins the stderr reader
+
   int pid_ = -1;
   int err_fd_ = -1;
   unsigned short port_ = 0;

@@ -1,5 +1,7 @@
 #include "many_sessions.hpp"
 
+#include "anthropic_scripts.hpp"
+
 #include "amplifier/coordinator.hpp"
 #include "amplifier/hooks.hpp"
 #include "amplifier/loopback/loopback_server.hpp"
@@ -26,79 +28,12 @@ namespace json = boost::json;
 using amplifier::loopback::LoopbackServer;
 using amplifier::loopback::ScriptedResponse;
 
-// 20 characters the server overwrites with its send time (steady_clock ns) in each delta.
-constexpr std::string_view kStamp = "%%%%%%%%%%%%%%%%%%%%";
-
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-std::string sse_event(std::string_view type, const json::object &data) {
-  return fmt::format("event: {}\ndata: {}\n\n", type, json::serialize(data));
-}
-
-// One Anthropic Messages stream: its head in one piece, then each text delta in a piece of
-// its own (paced by the server), then its tail.
-ScriptedResponse paced_answer(int deltas, std::chrono::milliseconds interval) {
-  std::string head =
-      sse_event("message_start",
-                {{"type", "message_start"},
-                 {"message", {{"id", "msg_many"}, {"type", "message"}, {"role", "assistant"},
-                              {"model", "claude-test"}, {"content", json::array{}},
-                              {"usage", {{"input_tokens", 10}, {"output_tokens", 1}}}}}}) +
-      sse_event("content_block_start", {{"type", "content_block_start"},
-                                        {"index", 0},
-                                        {"content_block", {{"type", "text"}, {"text", ""}}}});
-  const std::string delta = sse_event(
-      "content_block_delta",
-      {{"type", "content_block_delta"},
-       {"index", 0},
-       {"delta", {{"type", "text_delta"}, {"text", "t=" + std::string(kStamp) + ";"}}}});
-  const std::string tail =
-      sse_event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}) +
-      sse_event("message_delta", {{"type", "message_delta"},
-                                  {"delta", {{"stop_reason", "end_turn"}}},
-                                  {"usage", {{"output_tokens", deltas}}}}) +
-      sse_event("message_stop", {{"type", "message_stop"}});
-  std::string body = head;
-  std::vector<std::size_t> pieces{head.size()};
-  for (int i = 0; i < deltas; ++i) {
-    body += delta;
-    pieces.push_back(delta.size());
-  }
-  body += tail;
-  pieces.push_back(tail.size());
-  ScriptedResponse response = ScriptedResponse::sse(std::move(body), std::move(pieces));
-  response.piece_interval = interval;
-  response.send_time_placeholder = std::string(kStamp);
-  return response;
-}
-
-// A response asking for one bash command.
-ScriptedResponse bash_call(std::chrono::milliseconds duration) {
-  const std::string command = fmt::format("sleep {:.3f}", duration.count() / 1000.0);
-  std::string body =
-      sse_event("message_start",
-                {{"type", "message_start"},
-                 {"message", {{"id", "msg_tool"}, {"type", "message"}, {"role", "assistant"},
-                              {"model", "claude-test"}, {"content", json::array{}},
-                              {"usage", {{"input_tokens", 10}, {"output_tokens", 1}}}}}}) +
-      sse_event("content_block_start",
-                {{"type", "content_block_start"},
-                 {"index", 0},
-                 {"content_block", {{"type", "tool_use"}, {"id", "toolu_slow"}, {"name", "bash"},
-                                    {"input", json::object{}}}}}) +
-      sse_event("content_block_delta",
-                {{"type", "content_block_delta"},
-                 {"index", 0},
-                 {"delta", {{"type", "input_json_delta"},
-                            {"partial_json", json::serialize(json::object{{"command", command}})}}}}) +
-      sse_event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}) +
-      sse_event("message_delta", {{"type", "message_delta"},
-                                  {"delta", {{"stop_reason", "tool_use"}}},
-                                  {"usage", {{"output_tokens", 5}}}}) +
-      sse_event("message_stop", {{"type", "message_stop"}});
-  return ScriptedResponse::sse(std::move(body));
+ScriptedResponse sleep_call(std::chrono::milliseconds duration) {
+  return bash_call(fmt::format("sleep {:.3f}", duration.count() / 1000.0));
 }
 
 std::string plan_for(const LoopbackServer &server, bool with_bash) {
@@ -145,12 +80,9 @@ void attach_probe(amplifier::Session &session, SessionProbe &probe) {
         const std::int64_t arrived = now_ns();
         const amplifier::HookEvent::Delta *delta = event.delta();
         if (!delta) return std::nullopt;
-        const auto at = delta->text.find("t=");
-        if (at == std::string_view::npos || delta->text.size() < at + 2 + kStamp.size())
-          return std::nullopt;
-        std::int64_t sent = 0;
-        for (char c : delta->text.substr(at + 2, kStamp.size())) sent = sent * 10 + (c - '0');
-        probe.latencies_ns.push_back(arrived - sent);
+        const std::optional<std::int64_t> sent = send_time_in(delta->text);
+        if (!sent) return std::nullopt;
+        probe.latencies_ns.push_back(arrived - *sent);
         probe.arrivals_ns.push_back(arrived);
         return std::nullopt;
       });
@@ -210,7 +142,8 @@ ManySessionsReport run_many_sessions(const ManySessionsOptions &options) {
   report.harness_threads = thread_count() - before_servers + 1;
   server.set_default_response(paced_answer(options.deltas, options.interval));
   slow_server.set_default_response(paced_answer(options.deltas, options.interval));
-  for (int i = 0; i < options.slow_tool_sessions; ++i) slow_server.enqueue(bash_call(options.slow_tool_duration));
+  for (int i = 0; i < options.slow_tool_sessions; ++i)
+    slow_server.enqueue(sleep_call(options.slow_tool_duration));
 
   const int total = options.sessions + options.slow_tool_sessions;
   std::vector<std::unique_ptr<amplifier::Session>> sessions;

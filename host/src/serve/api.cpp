@@ -293,9 +293,8 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
   auto stream = std::make_shared<EventStream>();
   auto listener = [stream](HookEvent &event) {
     if (stream->abandoned()) return;  // the client went away: the turn goes on unwatched
-    std::string json;
-    append_event_json(json, event);
-    stream->push(sse_frame(event.name(), json));
+    stream->push(sse_frame_with(event.name(),
+                                [&event](std::string &frame) { append_event_json(frame, event); }));
   };
   auto on_approval = [stream, id](const json::object &announcement) {
     stream->push(own_event_frame("approval:request", announcement, id));

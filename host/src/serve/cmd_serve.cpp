@@ -22,6 +22,8 @@
 #include <optional>
 #include <thread>
 
+#include <sys/resource.h>
+
 namespace amplifier::host {
 namespace serve {
 namespace fs = std::filesystem;
@@ -123,8 +125,22 @@ int print_routes() {
   return 0;
 }
 
+// Every session holds a few descriptors (its client's connection, its vendor's, files and
+// pipes of its tools): a thousand need several thousand, and the usual soft limit of 1024
+// would refuse connections at a few hundred. The hard limit is what the administrator allows.
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  const rlim_t was = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0)
+    std::fprintf(stderr, "amplifier serve: open files stay limited to %llu\n",
+                 static_cast<unsigned long long>(was));
+}
+
 int run(ServeOptions options) {
   if (options.print_routes) return print_routes();
+  raise_open_file_limit();
   // Anyone who can reach a non-loopback address could run tools: there a token is required.
   if (!listen_is_loopback(options.http.listen))
     options.http.token = load_or_create_token(token_file());

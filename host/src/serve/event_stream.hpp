@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -22,8 +23,9 @@ class EventStream {
   void set_status(int status) { status_ = status; }
   int status() const { return status_; }
 
-  // Consumer side. `wake` runs (on the producer's thread, so it must only post) whenever
-  // frames arrive or the stream finishes.
+  // Consumer side. `wake` runs (on the producer's thread, so it must only post) when frames
+  // arrive or the stream finishes, once until the next take(): a consumer that lags behind a
+  // fast producer is woken once for everything pending, not once per frame.
   void set_waker(std::function<void()> wake);
   // Moves what is pending into `out`; false once the stream is finished and drained.
   bool take(std::string &out);
@@ -32,16 +34,35 @@ class EventStream {
   bool abandoned() const;
 
  private:
+  // The waker to call now, if the consumer is not woken already. Caller holds the mutex.
+  std::shared_ptr<const std::function<void()>> wake_once();
+
   const bool sse_;
   std::atomic<int> status_{200};
+  std::atomic<bool> abandoned_{false};  // read without the lock, before an event is formatted
   mutable std::mutex mutex_;
   std::string pending_;
   bool finished_ = false;
-  bool abandoned_ = false;
-  std::function<void()> wake_;
+  bool woken_ = false;                                 // the waker ran since the last take()
+  std::shared_ptr<const std::function<void()>> wake_;  // shared: called outside the lock
 };
 
 // `event: NAME\ndata: JSON\n\n`; `name` empty: a data-only frame (what OpenAI clients expect).
 std::string sse_frame(std::string_view name, std::string_view data);
+// The same with the data written by `write_data(std::string &)` straight into the frame.
+template <class WriteData>
+std::string sse_frame_with(std::string_view name, WriteData write_data) {
+  std::string frame;
+  frame.reserve(512);
+  if (!name.empty()) {
+    frame += "event: ";
+    frame += name;
+    frame += '\n';
+  }
+  frame += "data: ";
+  write_data(frame);  // JSON text from the serializer never holds a raw newline
+  frame += "\n\n";
+  return frame;
+}
 
 }  // namespace amplifier::host::serve

@@ -2,6 +2,7 @@
 
 #include "auth.hpp"
 
+#include "amplifier/log.hpp"
 #include "amplifier/worker_pool.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <future>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace amplifier::host::serve {
@@ -34,6 +36,9 @@ constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 // An idle event stream sends an SSE comment this often: proxies keep it open, and a client that
 // went away is noticed.
 constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
+// While the process is out of descriptors the connection stays queued and accepting it fails
+// at once again: the acceptor pauses this long between tries instead of spinning.
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 using Request = http::request<http::string_body>;
 
 tcp::endpoint parse_listen(const std::string &listen) {
@@ -77,6 +82,13 @@ net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
       net::use_awaitable);
 }
 
+// EMFILE, ENFILE and their kin: this process (or the system) has no descriptor or buffer for
+// another connection until some close.
+bool out_of_descriptors(const boost::system::error_code &ec) {
+  return ec == net::error::no_descriptors || ec == net::error::no_buffer_space ||
+         ec == net::error::no_memory || ec == boost::system::errc::too_many_files_open_in_system;
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -90,6 +102,7 @@ struct HttpServer::Impl {
   Impl(HttpServerOptions o, Api &a) : options(std::move(o)), api(a) {}
 
   net::awaitable<void> accept_loop();
+  net::awaitable<void> pause_accepting(net::steady_timer &pause);
   net::awaitable<void> serve_connection(beast::tcp_stream stream);
   net::awaitable<bool> write_plain(beast::tcp_stream &stream, const Request &request,
                                    ApiResponse response, bool keep_alive);
@@ -101,11 +114,32 @@ struct HttpServer::Impl {
   void add_cors(http::fields &fields, const Request &request) const;
 };
 
+net::awaitable<void> HttpServer::Impl::pause_accepting(net::steady_timer &pause) {
+  pause.expires_after(kAcceptBackoff);
+  co_await pause.async_wait(kTuple);
+}
+
 net::awaitable<void> HttpServer::Impl::accept_loop() {
+  net::steady_timer pause(io);
+  bool exhausted = false;  // said once per episode, not at every try
   for (;;) {
     auto [ec, socket] = co_await acceptor.async_accept(net::make_strand(io), kTuple);
     if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
-    if (ec) continue;  // a connection that failed before it was accepted (EMFILE, reset)
+    if (out_of_descriptors(ec)) {
+      if (!std::exchange(exhausted, true))
+        log(LogLevel::Warning, "serve",
+            fmt::format("cannot accept connections: {}; new ones wait until some close",
+                        ec.message()));
+      co_await pause_accepting(pause);
+      continue;
+    }
+    if (ec) continue;  // a connection that failed before it was accepted (reset)
+    if (std::exchange(exhausted, false))
+      log(LogLevel::Warning, "serve", "accepting connections again");
+    // Events are small writes sent as they come: Nagle would hold each behind the client's
+    // delayed ACK of the one before (40 ms).
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     net::co_spawn(socket.get_executor(), serve_connection(beast::tcp_stream(std::move(socket))),
                   net::detached);
   }
@@ -169,11 +203,14 @@ net::awaitable<std::optional<std::string>> HttpServer::Impl::next_frames(EventSt
   if (!events.take(frames)) co_return std::nullopt;
   if (!frames.empty()) co_return frames;
   // The waker cancels the timer through this strand, so it cannot slip in between the take()
-  // above and this wait.
+  // above and this wait. A waker that ran for frames already taken wakes it with nothing new:
+  // it waits on, for the same keep-alive.
   timer.expires_after(kStreamKeepAlive);
-  co_await timer.async_wait(kTuple);
-  if (!events.take(frames)) co_return std::nullopt;
-  co_return frames;
+  for (;;) {
+    auto [ec] = co_await timer.async_wait(kTuple);
+    if (!events.take(frames)) co_return std::nullopt;
+    if (!frames.empty() || ec != net::error::operation_aborted) co_return frames;
+  }
 }
 
 net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,

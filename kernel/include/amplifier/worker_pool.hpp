@@ -8,6 +8,14 @@
 // slow task never holds up the others, and short tasks never make the pool grow. Workers
 // beyond the core end after `idle_timeout` without work. Delayed tasks wait in a heap that
 // idle workers (or the monitor) sleep on.
+//
+// Work known to block for long (a tool call: a command, a request to another server) goes
+// through submit_blocking, and a worker about to wait inside a task (a context committing to
+// a database) opens a BlockingSection: either way that worker does not count against the core
+// while it waits, so the work queued behind it gets a worker at once instead of after a stall
+// threshold (which a worker that waits a few milliseconds at a time, and so keeps making
+// progress, would never trip). A thousand sessions whose tools sleep or whose messages are
+// committed then never delay the others' turns.
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -17,6 +25,8 @@
 namespace amplifier {
 
 class WorkerPool {
+  struct State;
+
  public:
   using Task = std::function<void()>;
 
@@ -39,12 +49,28 @@ class WorkerPool {
   // that escapes the task is logged and swallowed. Thread-safe; never runs the task inline.
   // Throws std::bad_alloc or std::system_error when no thread can be started.
   void submit(Task task, std::chrono::milliseconds delay = std::chrono::milliseconds(0));
+  // Runs `task` once on a worker as soon as possible, as work that may block for long (see
+  // above). Thread-safe; never runs the task inline. Throws as submit() does.
+  void submit_blocking(Task task);
 
   std::size_t thread_count() const;  // live workers, idle ones included (not the monitor)
   std::size_t idle_count() const;
+  std::size_t blocked_count() const;  // workers in blocking work (either kind)
+
+  // While it lives, the calling worker counts as blocked (see above). Does nothing on a thread
+  // that is not a worker, or inside blocking work already.
+  class BlockingSection {
+   public:
+    BlockingSection();
+    ~BlockingSection();
+    BlockingSection(const BlockingSection &) = delete;
+    BlockingSection &operator=(const BlockingSection &) = delete;
+
+   private:
+    std::shared_ptr<State> state_;  // null: nothing to undo
+  };
 
  private:
-  struct State;
   std::shared_ptr<State> state_;
 };
 

@@ -2,7 +2,9 @@
 // and can be continued from any host that reaches the database.
 //
 // On creation the module connects (`dsn`, else $AMPLIFIER_PG_DSN, else libpq's PG*
-// variables), brings the schema up to date (schema.hpp), and takes the session's lease
+// variables), brings the schema up to date (schema.hpp; once per process and database: the
+// pool, the migration and the lease renewal are shared, shared_database.hpp), and takes the
+// session's lease
 // (session_lease.hpp): a second host opening the same session is refused with "session busy",
 // naming it. When the session has rows it is resumed exactly as context-persistent resumes a
 // transcript (modules/context-core's PersistingContext: repair, load, the repairs appended,
@@ -17,12 +19,11 @@
 // It registers the capability "session.transcript" = {"session_id", "store": "postgresql",
 // "database", "resumed", "messages"}, so the host can tell that the session persists and was
 // resumed (`amplifier run --resume ID` with a plan whose context is context-postgres).
-#include "connection_pool.hpp"
 #include "postgres_config.hpp"
 #include "postgres_history.hpp"
-#include "schema.hpp"
 #include "session_lease.hpp"
 #include "session_queries.hpp"
+#include "shared_database.hpp"
 
 #include "amplifier/context/persisting_context.hpp"
 #include "amplifier/context/session_identity.hpp"
@@ -35,14 +36,6 @@ namespace {
 
 namespace json = boost::json;
 namespace ctx = amplifier::context;
-
-// Migrates on a connection of the pool, which also proves the dsn works before anything else.
-std::string prepare_database(ConnectionPool &pool) {
-  return pool.run("preparing the schema", [](PgConnection &connection) {
-    migrate_schema(connection);
-    return connection.target();
-  });
-}
 
 class PostgresContext final : public ctx::PersistingContext {
  public:
@@ -58,11 +51,11 @@ class PostgresContext final : public ctx::PersistingContext {
   PostgresContext(amp::sdk::Host host, const PostgresConfig &config)
       : PersistingContext(host, config.budget, &history_, "context-postgres"),
         identity_(checked(ctx::session_identity(host))),
-        pool_(config.connect, config.pool_size, config.retry),
-        database_(prepare_database(pool_)),
-        lease_(pool_, identity_.session_id, config.lease,
+        shared_(SharedDatabase::open(config.connect, config.pool_size, config.retry)),
+        database_(shared_->prepare()),
+        lease_(shared_->pool(), shared_->leases(), identity_.session_id, config.lease,
                [host](const std::string &problem) { host.warn(problem); }),
-        history_(host, pool_, lease_, identity_) {
+        history_(host, shared_->pool(), lease_, identity_) {
     lease_.acquire();
     LoadedSession loaded = history_.load();
     if (loaded.exists) resume_session(std::move(loaded));
@@ -86,7 +79,8 @@ class PostgresContext final : public ctx::PersistingContext {
   }
 
   const ctx::SessionIdentity identity_;
-  ConnectionPool pool_;
+  // The pool, the migration and the lease renewal this process's sessions share.
+  const std::shared_ptr<SharedDatabase> shared_;
   const std::string database_;  // where the session lives, for messages and the capability
   SessionLease lease_;          // declared after the pool it uses, destroyed before it
   PostgresHistory history_;

@@ -17,8 +17,10 @@ struct PostgresConfig {
   // libpq then reads its own PG* variables (PGHOST, PGDATABASE, ...) and defaults.
   // `connect_timeout` (seconds, default 5) unless the dsn sets one.
   ConnectSettings connect;
-  // `pool_size` (default 2): connections kept open; the lease renewal takes one now and then.
-  std::size_t pool_size = 2;
+  // `pool_size` (default 8): connections this process keeps open to the database, opened as
+  // needed and shared by all its sessions with the same settings (shared_database.hpp); the
+  // lease renewal takes one now and then.
+  std::size_t pool_size = 8;
   // `reconnect_attempts` (default 4, the first try included) and `reconnect_backoff_ms`
   // (default 100, doubled each time, at most 2 s): how long a write waits out an outage
   // before it fails.

@@ -31,24 +31,19 @@ const std::string kTake =
 
 }  // namespace
 
-SessionLease::SessionLease(ConnectionPool &pool, std::string session_id,
+SessionLease::SessionLease(ConnectionPool &pool, LeaseRenewer &renewer, std::string session_id,
                            std::chrono::seconds duration, Warn warn)
     : pool_(pool),
+      renewer_(renewer),
       session_id_(std::move(session_id)),
       holder_(unique_holder()),
       duration_(duration),
       warn_(std::move(warn)) {}
 
 SessionLease::~SessionLease() {
-  if (renewer_.joinable()) {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    stop_signal_.notify_all();
-    renewer_.join();
-    release();
-  }
+  if (!acquired_) return;
+  renewer_.remove(this);
+  release();
 }
 
 bool SessionLease::extend(PgConnection &connection) {
@@ -84,22 +79,14 @@ void SessionLease::acquire() {
   pool_.run("taking the lease of session " + session_id_, [&](PgConnection &connection) {
     if (!take(connection)) throw busy_error(connection);
   });
-  renewer_ = std::thread([this] { renew_until_stopped(); });
+  acquired_ = true;
+  renewer_.add(this, std::chrono::duration_cast<std::chrono::milliseconds>(duration_) / 3,
+               [this] { renew_once(); });
 }
 
 void SessionLease::confirm(PgConnection &connection) {
   if (extend(connection) || take(connection)) return;
   throw busy_error(connection);
-}
-
-void SessionLease::renew_until_stopped() {
-  const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(duration_) / 3;
-  std::unique_lock lock(mutex_);
-  while (!stop_signal_.wait_for(lock, period, [this] { return stopping_; })) {
-    lock.unlock();
-    renew_once();
-    lock.lock();
-  }
 }
 
 // One try per tick, no retries: the next tick is the retry, and a renewal must never hold a

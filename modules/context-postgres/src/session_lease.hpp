@@ -1,7 +1,8 @@
 // The lease that makes one host at a time the writer of a session.
 //
 // A row in amplifier_session_leases (session_id, holder, expires), taken when the session is
-// opened and renewed every third of `duration` by a thread of its own while the host lives;
+// opened and renewed every third of `duration` (by the LeaseRenewer the process's sessions on
+// that database share) while the host lives;
 // a host that dies stops renewing, and its lease lapses `duration` later. Every write checks
 // and extends the lease inside its own transaction (confirm), so a host whose lease lapsed
 // and was taken by another can never write again: the check fails, and so does the write.
@@ -17,13 +18,11 @@
 // THREADS: thread-safe.
 #pragma once
 #include "connection_pool.hpp"
+#include "lease_renewer.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 
 namespace context_postgres {
 
@@ -32,8 +31,8 @@ class SessionLease {
   using Warn = std::function<void(const std::string &)>;
 
   // `warn` reports renewals that fail (from the renewing thread).
-  SessionLease(ConnectionPool &pool, std::string session_id, std::chrono::seconds duration,
-               Warn warn);
+  SessionLease(ConnectionPool &pool, LeaseRenewer &renewer, std::string session_id,
+               std::chrono::seconds duration, Warn warn);
   // Stops renewing and gives the lease back (best effort: a lease that cannot be deleted
   // lapses by itself).
   ~SessionLease();
@@ -55,21 +54,18 @@ class SessionLease {
   bool extend(PgConnection &connection);
   bool take(PgConnection &connection);
   DatabaseError busy_error(PgConnection &connection);
-  void renew_until_stopped();
   void renew_once();
   void release() noexcept;
 
   ConnectionPool &pool_;
+  LeaseRenewer &renewer_;
   const std::string session_id_;
   const std::string holder_;  // "hostname/pid/random": unique per open session
   const std::chrono::seconds duration_;
   const Warn warn_;
 
-  std::mutex mutex_;
-  std::condition_variable stop_signal_;
-  bool stopping_ = false;
+  bool acquired_ = false;
   bool renewal_failing_ = false;  // warned once per streak of failures, not at every tick
-  std::thread renewer_;
 };
 
 }  // namespace context_postgres

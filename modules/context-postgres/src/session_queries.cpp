@@ -1,8 +1,7 @@
 #include "session_queries.hpp"
 
-#include "connection_pool.hpp"
 #include "postgres_config.hpp"
-#include "schema.hpp"
+#include "shared_database.hpp"
 
 #include "amplifier/context/message_json.hpp"
 #include "amplifier/session_store.hpp"
@@ -211,28 +210,21 @@ PostgresConfig parsed_config(std::string_view config_json) {
   }
 }
 
-// The connections queries use, one small pool per config, kept for the life of the module: a
-// server asks often (every session list), and a connection plus the schema check per query
-// would cost more than the query. The schema is brought up to date on a pool's first query (a
-// database used for the first time has no tables yet).
-struct QueryPool {
-  explicit QueryPool(const PostgresConfig &config)
-      : pool(config.connect, kConnections, config.retry) {}
-  static constexpr std::size_t kConnections = 2;
-  ConnectionPool pool;
-  std::once_flag schema_checked;
-};
-
-QueryPool &query_pool(std::string_view config_json) {
+// The database the queries of one config use: the process's shared one (shared_database.hpp),
+// which the sessions on that database use too, held for the life of the module. A server asks
+// often (every session list), and opening connections and checking the schema per query would
+// cost more than the query.
+SharedDatabase &query_database(std::string_view config_json) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<QueryPool>, std::less<>> pools;
+  static std::map<std::string, std::shared_ptr<SharedDatabase>, std::less<>> held;
   std::lock_guard lock(mutex);
-  auto found = pools.find(config_json);
-  if (found == pools.end())
-    found = pools
-                .emplace(std::string(config_json),
-                         std::make_unique<QueryPool>(parsed_config(config_json)))
+  auto found = held.find(config_json);
+  if (found == held.end()) {
+    const PostgresConfig config = parsed_config(config_json);
+    found = held.emplace(std::string(config_json),
+                         SharedDatabase::open(config.connect, config.pool_size, config.retry))
                 .first;
+  }
   return *found->second;
 }
 
@@ -243,10 +235,10 @@ std::string answer_sessions_query(std::string_view config_json, std::string_view
   const std::string op = text_field(query, "op");
   if (op != "list" && op != "read" && op != "import" && op != "delete")
     throw QueryError(AMP_UNSUPPORTED, "context-postgres has no sessions query '" + op + "'");
-  QueryPool &pool = query_pool(config_json);
+  SharedDatabase &database = query_database(config_json);
+  database.prepare();  // a database used for the first time has no tables yet
   std::string id_storage;
-  return pool.pool.run("answering a sessions query", [&](PgConnection &connection) {
-    std::call_once(pool.schema_checked, [&] { migrate_schema(connection); });
+  return database.pool().run("answering a sessions query", [&](PgConnection &connection) {
     if (op == "list") return json::serialize(list_sessions(connection, query));
     const std::string &id = checked_session_id(query, id_storage);
     if (op == "read") return json::serialize(read_session(connection, id));

@@ -230,11 +230,15 @@ class CommandRun {
   // Ends every live process of the group: SIGKILL at once when `immediately`, otherwise
   // SIGTERM and SIGKILL for what is still alive after the grace period.
   void end_group(bool immediately) {
-    if (!immediately && process_group_alive(pid_)) {
+    // Each look reads /proc/<pid>/stat of every process on the machine: a command that ended
+    // by itself with nothing left behind (the usual case) is looked at once, not twice.
+    bool alive = process_group_alive(pid_);
+    if (!immediately && alive) {
       ::kill(-pid_, SIGTERM);
       wait_for_group_death(Clock::now() + limits_.kill_grace);
+      alive = process_group_alive(pid_);
     }
-    if (process_group_alive(pid_) || !leader_exited()) {
+    if (alive || !leader_exited()) {
       ::kill(-pid_, SIGKILL);
       // The shell is unreaped, so its pid is still ours: safe to signal even if it somehow
       // left its group, and reap() must never wait on a live shell.

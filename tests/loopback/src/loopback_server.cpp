@@ -136,6 +136,10 @@ class LoopbackServer::Impl {
     std::lock_guard lock(mutex_);
     default_response_ = std::move(response);
   }
+  void set_responder(Responder responder) {
+    std::lock_guard lock(mutex_);
+    responder_ = std::move(responder);
+  }
   std::vector<RecordedRequest> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
@@ -207,14 +211,15 @@ class LoopbackServer::Impl {
       auto [error, bytes] = co_await http::async_read(stream, buffer, parser, use_tuple);
       if (error) co_return;
       const bool client_keeps_alive = parser.get().keep_alive();
-      record(parser.get(), connection_id);
-      const ScriptedResponse response = next_response();
+      const ScriptedResponse response = next_response(record(parser.get(), connection_id));
       const bool keep_open = co_await respond(stream, response);
       if (!keep_open || !client_keeps_alive) co_return;
     }
   }
 
-  void record(const http::request<http::string_body> &request, std::uint64_t connection_id) {
+  // Keeps the request for requests(); returns it.
+  RecordedRequest record(const http::request<http::string_body> &request,
+                         std::uint64_t connection_id) {
     RecordedRequest recorded;
     recorded.method = std::string(request.method_string());
     recorded.target = std::string(request.target());
@@ -224,12 +229,20 @@ class LoopbackServer::Impl {
     recorded.connection_id = connection_id;
     {
       std::lock_guard lock(mutex_);
-      requests_.push_back(std::move(recorded));
+      requests_.push_back(recorded);
     }
     changed_.notify_all();
+    return recorded;
   }
 
-  ScriptedResponse next_response() {
+  ScriptedResponse next_response(const RecordedRequest &request) {
+    Responder responder;
+    {
+      std::lock_guard lock(mutex_);
+      responder = responder_;
+    }
+    if (responder)
+      if (std::optional<ScriptedResponse> chosen = responder(request)) return std::move(*chosen);
     std::lock_guard lock(mutex_);
     if (queue_.empty()) return default_response_;
     ScriptedResponse response = std::move(queue_.front());
@@ -319,6 +332,7 @@ class LoopbackServer::Impl {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::deque<ScriptedResponse> queue_;
+  Responder responder_;
   ScriptedResponse default_response_ =
       ScriptedResponse::json(500, R"({"error":{"type":"api_error","message":"no scripted response"}})");
   std::vector<RecordedRequest> requests_;
@@ -337,6 +351,9 @@ const std::string &LoopbackServer::ca_pem() const { return impl_->ca_pem(); }
 void LoopbackServer::enqueue(ScriptedResponse response) { impl_->enqueue(std::move(response)); }
 void LoopbackServer::set_default_response(ScriptedResponse response) {
   impl_->set_default_response(std::move(response));
+}
+void LoopbackServer::set_responder(Responder responder) {
+  impl_->set_responder(std::move(responder));
 }
 std::vector<RecordedRequest> LoopbackServer::requests() const { return impl_->requests(); }
 std::size_t LoopbackServer::connections_accepted() const { return impl_->accepted(); }

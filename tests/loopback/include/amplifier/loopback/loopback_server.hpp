@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -96,6 +97,11 @@ class LoopbackServer {
   // empty the default response is served (a 500 saying "no scripted response" until set).
   void enqueue(ScriptedResponse response);
   void set_default_response(ScriptedResponse response);
+  // Chooses the response to each request from what it asks (a benchmark's sessions that each
+  // follow their own script); nullopt leaves it to the queue and the default. Runs on the
+  // server's thread. Thread-safe.
+  using Responder = std::function<std::optional<ScriptedResponse>(const RecordedRequest &)>;
+  void set_responder(Responder responder);
 
   std::vector<RecordedRequest> requests() const;
   std::size_t connections_accepted() const;
