@@ -23,19 +23,6 @@ namespace {
 const std::string kAmplifier = AMP_BINARY_DIR "/host/amplifier";
 constexpr auto kIoLimit = std::chrono::seconds(30);
 
-int connect_to(unsigned short port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    throw std::runtime_error("cannot connect to the server");
-  }
-  return fd;
-}
-
 void send_all(int fd, const std::string &data) {
   std::size_t sent = 0;
   while (sent < data.size()) {
@@ -102,6 +89,19 @@ Reply parse_reply(const std::string &raw) {
 }
 
 }  // namespace
+
+int connect_loopback(unsigned short port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot connect to the server");
+  }
+  return fd;
+}
 
 Scratch::Scratch() : amp_test::TempDir("amp-serve-test") { fs::create_directories(dir / "home"); }
 
@@ -218,7 +218,7 @@ Reply request(unsigned short port, const std::string &method, const std::string 
 StreamingRequest::StreamingRequest(unsigned short port, const std::string &method,
                                    const std::string &target, const std::string &body,
                                    const std::vector<std::string> &headers)
-    : fd_(connect_to(port)) {
+    : fd_(connect_loopback(port)) {
   send_all(fd_, request_text(method, target, body, headers));
 }
 

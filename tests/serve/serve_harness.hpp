@@ -13,6 +13,16 @@
 
 namespace amp_serve_test {
 
+// A plan whose mock answers at once, "hello from the mock".
+inline constexpr const char *kQuickPlan =
+    R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - text: "hello from the mock"
+)";
+
 namespace fs = std::filesystem;
 
 // A scratch directory with its own HOME and XDG folders (so a token file lands there).
@@ -67,6 +77,9 @@ struct Reply {
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
 };
+
+// A TCP connection to 127.0.0.1:port (its fd); throws std::runtime_error when refused.
+int connect_loopback(unsigned short port);
 
 // One request on a fresh connection, read to the end (a stream until its last chunk).
 Reply request(unsigned short port, const std::string &method, const std::string &target,

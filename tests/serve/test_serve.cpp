@@ -33,14 +33,6 @@ providers:
         - text: "a slow answer that keeps streaming for a while: END-OF-ANSWER"
 )";
 
-const char *kQuickPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
-providers:
-  - module: provider-mock
-    config:
-      responses:
-        - text: "hello from the mock"
-)";
-
 // The mock asks for list_directory; hooks-approval asks the user (over HTTP) first.
 const char *kApprovalPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
 providers:

@@ -37,14 +37,6 @@ hooks:
   - {module: hooks-approval, config: {rules: [{tool: list_directory, action: ask}]}}
 )";
 
-const char *kQuickPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
-providers:
-  - module: provider-mock
-    config:
-      responses:
-        - text: "hello from the mock"
-)";
-
 constexpr std::string_view kAnswer =
     "The folder is empty. Markup stays text: <b>not bold</b> & <script>alert(1)</script>. "
     "END-OF-ANSWER";

@@ -18,14 +18,6 @@ using namespace amp_serve_test;
 
 namespace {
 
-const char *kQuickPlan = R"(session: {orchestrator: loop-streaming, context: context-simple}
-providers:
-  - module: provider-mock
-    config:
-      responses:
-        - text: "hello from the mock"
-)";
-
 // "Max open files" of /proc/<pid>/limits: {soft, hard}.
 std::pair<unsigned long, unsigned long> open_file_limits(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/limits");
@@ -54,15 +46,7 @@ long cpu_ticks(int pid) {
 }
 
 // A connection that sends nothing: it holds one of the server's descriptors once accepted.
-int idle_connection(unsigned short port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
-  return fd;
-}
+int idle_connection(unsigned short port) { return connect_loopback(port); }
 
 // Whether serve's stderr shows `text` within 10 s (a separate thread collects it).
 bool said(const ServeProcess &serve, const std::string &text) {
