@@ -76,12 +76,20 @@ TEST_CASE("serve raises its soft limit of open files to the hard limit") {
 }
 
 TEST_CASE("out of descriptors, serve waits without spinning and accepts again once some close") {
+#ifdef AMP_SANITIZER_BUILD
+  // The sanitizers' own checks need descriptors (UBSan tests whether memory is readable through
+  // a pipe): in a process out of them they report every checked call as invalid. The behaviour
+  // is checked in the normal build only.
+  MESSAGE("descriptor exhaustion is checked in the normal build only");
+  return;
+#endif
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "127.0.0.1:0",
                      ServeSpawn{OpenFileLimit{64, 64}});
   // More than 64 descriptors' worth: the rest wait in the listen queue.
   std::vector<int> held;
   for (int i = 0; i < 100; ++i) held.push_back(idle_connection(serve.port()));
+  INFO("serve's stderr: " << serve.err());
   REQUIRE(said(serve, "cannot accept connections"));
 
   // An acceptor retrying at once would keep a core busy all this second.

@@ -42,10 +42,14 @@ void LeaseRenewer::run() {
       auto earliest = std::min_element(leases_.begin(), leases_.end(), [](auto &a, auto &b) {
         return a.second.due < b.second.due;
       });
-      if (earliest == leases_.end())
+      if (earliest == leases_.end()) {
         changed_.wait(lock);
-      else
-        changed_.wait_until(lock, earliest->second.due);
+      } else {
+        // A copy: wait_until reads its deadline again after waking, when remove() may have
+        // erased the entry it came from.
+        const Clock::time_point until = earliest->second.due;
+        changed_.wait_until(lock, until);
+      }
       continue;
     }
     due->second.due = Clock::now() + due->second.period;
