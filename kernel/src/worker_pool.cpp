@@ -25,11 +25,6 @@ struct Delayed {
   }
 };
 
-struct Ready {
-  WorkerPool::Task task;
-  bool blocking = false;  // from submit_blocking
-};
-
 }  // namespace
 
 struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
@@ -43,7 +38,7 @@ struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
   std::condition_variable work;      // workers: a task is ready, or the earliest deadline moved
   std::condition_variable watch;     // the monitor: work is waiting with nobody idle
   std::condition_variable drained;   // the destructor: every thread has ended
-  std::deque<Ready> ready;
+  std::deque<Task> ready;
   std::priority_queue<Delayed, std::vector<Delayed>, std::greater<>> delayed;
   std::uint64_t next_order = 0;
   std::uint64_t started_tasks = 0;  // progress, as the monitor sees it
@@ -57,7 +52,7 @@ struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
   void release_due(Clock::time_point now) {
     while (!delayed.empty() && delayed.top().due <= now) {
       // priority_queue::top is const; the task is moved out right before pop() drops it.
-      ready.push_back(Ready{std::move(const_cast<Delayed &>(delayed.top()).task)});
+      ready.push_back(std::move(const_cast<Delayed &>(delayed.top()).task));
       delayed.pop();
     }
   }
@@ -117,14 +112,12 @@ struct WorkerPool::State : std::enable_shared_from_this<WorkerPool::State> {
     for (;;) {
       s.release_due(Clock::now());
       if (!s.ready.empty()) {
-        Ready next = std::move(s.ready.front());
+        Task task = std::move(s.ready.front());
         s.ready.pop_front();
         ++s.started_tasks;
         lock.unlock();
-        if (next.blocking) s.enter_blocking(self);
-        run_task(next.task);
-        next.task = nullptr;  // whatever it captured goes before the lock is taken again
-        if (next.blocking) s.leave_blocking();
+        run_task(task);
+        task = nullptr;  // whatever it captured goes before the lock is taken again
         lock.lock();
         continue;
       }
@@ -199,7 +192,7 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   std::lock_guard lock(state_->mutex);
   if (delay.count() <= 0) {
-    state_->ready.push_back(Ready{std::move(task)});
+    state_->ready.push_back(std::move(task));
     state_->dispatch(state_);
     return;
   }
@@ -212,10 +205,12 @@ void WorkerPool::submit(Task task, std::chrono::milliseconds delay) {
   if (state_->idle == 0) state_->dispatch(state_);
 }
 
+// Blocking work is ordinary work that runs inside a BlockingSection.
 void WorkerPool::submit_blocking(Task task) {
-  std::lock_guard lock(state_->mutex);
-  state_->ready.push_back(Ready{std::move(task), true});
-  state_->dispatch(state_);
+  submit([task = std::move(task)] {
+    BlockingSection blocking;
+    task();
+  });
 }
 
 WorkerPool::BlockingSection::BlockingSection() {
