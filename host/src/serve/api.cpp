@@ -209,7 +209,7 @@ void Api::append_stored_sessions(json::array &list, const std::set<std::string> 
   try {
     stored = store->list(kStoredSessionsListed);
   } catch (const SessionQueryError &e) {
-    throw ApiError(503, "store_unavailable", e.what());
+    throw store_failure(e.what());
   }
   for (auto &row : stored) {
     json::object *summary = row.if_object();
@@ -229,7 +229,7 @@ ApiResponse Api::show_stored_session(const std::string &id) {
   try {
     if (store && session_store::is_valid_session_id(id)) stored = store->read(id);
   } catch (const SessionQueryError &e) {
-    throw ApiError(503, "store_unavailable", e.what());
+    throw store_failure(e.what());
   }
   if (!stored) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
   return json_response(200, json::object{{"id", id},
@@ -278,9 +278,7 @@ void Api::delete_stored_session(const std::string &id, bool held) {
     if (e.status == AMP_NOT_FOUND && held) return;
     if (e.status == AMP_NOT_FOUND)
       throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
-    if (std::string_view(e.what()).find("session busy") != std::string_view::npos)
-      throw ApiError(409, "session_busy", e.what());
-    throw ApiError(503, "store_unavailable", e.what());
+    throw store_failure(e.what());
   }
 }
 

@@ -51,6 +51,12 @@ void make_private_dir(const fs::path &dir) {
 
 }  // namespace
 
+ApiError store_failure(std::string_view what) {
+  if (what.find("session busy") != std::string_view::npos)
+    return ApiError(409, "session_busy", std::string(what));
+  return ApiError(503, "store_unavailable", std::string(what));
+}
+
 void confine_tools(MountPlan &plan, const fs::path &dir) {
   const json::array here{"."};
   for (auto &tool : plan.tools) {
@@ -124,7 +130,7 @@ std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) con
   try {
     if (!store_->read(id)) return nullptr;
   } catch (const SessionQueryError &e) {
-    throw ApiError(503, "store_unavailable", e.what());
+    throw store_failure(e.what());
   }
   SessionOptions session_options;
   session_options.session_id = id;
@@ -134,8 +140,7 @@ std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) con
     served = start(options_.default_plan, json::object{}, std::move(session_options));
   } catch (const ApiError &e) {
     // context-postgres refuses a session whose lease another server holds.
-    if (std::string_view(e.what()).find("session busy") != std::string_view::npos)
-      throw ApiError(409, "session_busy", e.what());
+    if (ApiError busy = store_failure(e.what()); busy.status() == 409) throw busy;
     throw;
   }
   served->set_reopenable();

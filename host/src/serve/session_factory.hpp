@@ -1,6 +1,7 @@
 // Making the sessions the API asks for: which plan (a name in --plans-dir, an inline plan, the
 // server's default), confined to a working directory of their own.
 #pragma once
+#include "api_types.hpp"
 #include "served_session.hpp"
 #include "metrics.hpp"
 
@@ -57,6 +58,10 @@ class SessionFactory {
   ModuleLoader store_loader_;  // before store_: keeps its library loaded
   std::optional<ContextSessionStore> store_;
 };
+
+// What the API answers when a shared store refuses or fails: 409 session_busy when another
+// server holds the session (context-postgres's "session busy: ..."), else 503.
+ApiError store_failure(std::string_view what);
 
 // Confines the plan's tool-filesystem and tool-bash to `dir`: their working directory, and
 // "." as every allowed path, whatever the plan said.
