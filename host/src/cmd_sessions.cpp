@@ -74,27 +74,10 @@ void add_store_options(CLI::App *command, StoreChoice &choice) {
 
 // ---- list -------------------------------------------------------------------------------
 
-store::SessionSummary summary_from_json(const json::object &row) {
-  auto text = [&](std::string_view key) -> std::optional<std::string> {
-    const json::value *v = row.if_contains(key);
-    return v && v->is_string() ? std::optional<std::string>(v->get_string()) : std::nullopt;
-  };
-  store::SessionSummary summary;
-  summary.id = text("id").value_or("");
-  summary.updated = text("updated").value_or("");
-  if (const json::value *turns = row.if_contains("turns"); turns && turns->is_int64())
-    summary.turn_count = turns->get_int64();
-  summary.provider = text("provider");
-  summary.model = text("model");
-  summary.preview = text("preview").value_or("");
-  summary.problem = text("problem");
-  return summary;
-}
-
 std::vector<store::SessionSummary> summaries_of(const json::array &rows) {
   std::vector<store::SessionSummary> sessions;
   for (const auto &row : rows)
-    if (row.is_object()) sessions.push_back(summary_from_json(row.get_object()));
+    if (row.is_object()) sessions.push_back(store::summary_from_json(row.get_object()));
   return sessions;
 }
 
@@ -102,16 +85,7 @@ int print_sessions(const std::vector<store::SessionSummary> &sessions, const std
                    bool as_json) {
   if (as_json) {
     json::array rows;
-    for (const auto &s : sessions) {
-      json::object row{{"id", s.id},
-                       {"updated", s.updated},
-                       {"turns", s.turn_count ? json::value(*s.turn_count) : json::value()},
-                       {"preview", s.preview}};
-      if (s.provider) row["provider"] = *s.provider;
-      if (s.model) row["model"] = *s.model;
-      if (s.problem) row["problem"] = *s.problem;
-      rows.push_back(std::move(row));
-    }
+    for (const auto &s : sessions) rows.push_back(store::to_json(s));
     fmt::print("{}\n", json::serialize(rows));
     return 0;
   }

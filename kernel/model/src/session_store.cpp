@@ -95,14 +95,8 @@ SessionSummary summarise(const std::string &id, const SessionFiles &files) {
     return summary;
   }
   if (!metadata) return summary_from_transcript(id, files);
-  SessionSummary summary;
-  summary.id = id;
-  summary.updated = metadata->updated.empty() ? modification_time(files.transcript) : metadata->updated;
-  summary.turn_count = metadata->turn_count;
-  summary.provider = metadata->provider;
-  summary.model = metadata->model;
-  summary.preview = metadata->preview.value_or("");
-  return summary;
+  return summary_of(id, *metadata,
+                    metadata->updated.empty() ? modification_time(files.transcript) : "");
 }
 
 fs::path unused_backup_path(const fs::path &transcript) {
@@ -155,6 +149,46 @@ SessionFiles session_files(const fs::path &store, std::string_view id) {
 bool session_exists(const fs::path &store, std::string_view id) {
   std::error_code error;
   return fs::is_regular_file(session_files(store, id).transcript, error);
+}
+
+SessionSummary summary_of(const std::string &id, const SessionMetadata &metadata,
+                          std::string updated) {
+  SessionSummary summary;
+  summary.id = id;
+  summary.updated = metadata.updated.empty() ? std::move(updated) : metadata.updated;
+  summary.turn_count = metadata.turn_count;
+  summary.provider = metadata.provider;
+  summary.model = metadata.model;
+  summary.preview = metadata.preview.value_or("");
+  return summary;
+}
+
+boost::json::object to_json(const SessionSummary &summary) {
+  const boost::json::value turns =
+      summary.turn_count ? boost::json::value(*summary.turn_count) : boost::json::value();
+  boost::json::object row{
+      {"id", summary.id}, {"updated", summary.updated}, {"turns", turns}, {"preview", summary.preview}};
+  if (summary.provider) row["provider"] = *summary.provider;
+  if (summary.model) row["model"] = *summary.model;
+  if (summary.problem) row["problem"] = *summary.problem;
+  return row;
+}
+
+SessionSummary summary_from_json(const boost::json::object &row) {
+  auto text = [&](std::string_view key) -> std::optional<std::string> {
+    const boost::json::value *v = row.if_contains(key);
+    return v && v->is_string() ? std::optional<std::string>(v->get_string()) : std::nullopt;
+  };
+  SessionSummary summary;
+  summary.id = text("id").value_or("");
+  summary.updated = text("updated").value_or("");
+  if (const boost::json::value *turns = row.if_contains("turns"); turns && turns->is_int64())
+    summary.turn_count = turns->get_int64();
+  summary.provider = text("provider");
+  summary.model = text("model");
+  summary.preview = text("preview").value_or("");
+  summary.problem = text("problem");
+  return summary;
 }
 
 std::vector<SessionSummary> list_sessions(const fs::path &store) {

@@ -23,8 +23,6 @@ using amp::sdk::QueryError;
 
 namespace {
 
-constexpr std::size_t kPreviewChars = 80;
-
 // The value of a jsonb/text column as JSON, null for SQL NULL or text that is not JSON.
 json::value json_column(const PgResult &rows, int row, int column) {
   if (rows.is_null(row, column)) return nullptr;
@@ -48,21 +46,20 @@ const std::string &checked_session_id(const json::object &query, std::string &st
   return storage;
 }
 
+// The session's summary from its metadata row; one whose metadata cannot be read says why.
 json::object summary_of(const std::string &id, const std::string &updated,
                         const json::value &saved) {
-  json::object row{{"id", id}, {"updated", updated}, {"preview", ""}};
-  if (saved.is_null()) return row;
-  try {
-    const store::SessionMetadata metadata = store::metadata_from_json(saved);
-    if (!metadata.updated.empty()) row["updated"] = metadata.updated;
-    row["turns"] = metadata.turn_count;
-    if (metadata.provider) row["provider"] = *metadata.provider;
-    if (metadata.model) row["model"] = *metadata.model;
-    row["preview"] = store::one_line_preview(metadata.preview.value_or(""), kPreviewChars);
-  } catch (const std::exception &e) {
-    row["problem"] = std::string("its metadata cannot be read: ") + e.what();
+  store::SessionSummary summary;
+  summary.id = id;
+  summary.updated = updated;
+  if (!saved.is_null()) {
+    try {
+      summary = store::summary_of(id, store::metadata_from_json(saved), updated);
+    } catch (const std::exception &e) {
+      summary.problem = std::string("its metadata cannot be read: ") + e.what();
+    }
   }
-  return row;
+  return store::to_json(summary);
 }
 
 // `limit` absent or null: all of them.

@@ -104,6 +104,15 @@ struct SessionSummary {
   std::optional<std::string> problem;  // why the summary is incomplete (unreadable metadata)
 };
 
+// A session's summary from its metadata; `updated` when the metadata has no time of its own.
+SessionSummary summary_of(const std::string &id, const SessionMetadata &metadata,
+                          std::string updated);
+// As a JSON row {id, updated, turns, preview, provider?, model?, problem?} (turns null when
+// unknown): `amplifier sessions list --json`, and a context's sessions_query "list".
+boost::json::object to_json(const SessionSummary &summary);
+// Reads such a row back; fields missing or of another type stay empty.
+SessionSummary summary_from_json(const boost::json::object &row);
+
 // Every session in `store` (directories with a valid id and a transcript), newest first.
 // Sessions without metadata (legacy ones) are summarised from their transcript, reading only
 // what the summary needs (never all of a large one). A store that does not exist has no
