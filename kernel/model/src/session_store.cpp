@@ -166,8 +166,10 @@ SessionSummary summary_of(const std::string &id, const SessionMetadata &metadata
 boost::json::object to_json(const SessionSummary &summary) {
   const boost::json::value turns =
       summary.turn_count ? boost::json::value(*summary.turn_count) : boost::json::value();
-  boost::json::object row{
-      {"id", summary.id}, {"updated", summary.updated}, {"turns", turns}, {"preview", summary.preview}};
+  boost::json::object row{{"id", summary.id},
+                          {"updated", summary.updated},
+                          {"turns", turns},
+                          {"preview", summary.preview}};
   if (summary.provider) row["provider"] = *summary.provider;
   if (summary.model) row["model"] = *summary.model;
   if (summary.problem) row["problem"] = *summary.problem;
