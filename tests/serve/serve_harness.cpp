@@ -54,19 +54,28 @@ std::string request_text(const std::string &method, const std::string &target,
   return text + "\r\n" + body;
 }
 
+// A chunked body decoded, its framing checked: each chunk's data ends in CRLF and the last
+// chunk is there. Throws std::runtime_error naming what is wrong.
 std::string dechunk(const std::string &body) {
   std::string out;
   std::size_t at = 0;
-  while (at < body.size()) {
-    std::size_t eol = body.find("\r\n", at);
-    if (eol == std::string::npos) break;
-    std::size_t size = std::stoul(body.substr(at, eol - at), nullptr, 16);
-    if (size == 0) break;
-    out += body.substr(eol + 2, size);
+  for (;;) {
+    const std::size_t eol = body.find("\r\n", at);
+    if (eol == std::string::npos) throw std::runtime_error("chunked body: no last chunk");
+    std::size_t digits = 0;
+    const std::size_t size = std::stoul(body.substr(at, eol - at), &digits, 16);
+    if (digits != eol - at)
+      throw std::runtime_error("chunked body: bad size line at byte " + std::to_string(at));
+    if (size == 0) return out;
+    if (body.compare(eol + 2 + size, 2, "\r\n") != 0)
+      throw std::runtime_error("chunked body: a chunk's data does not end in CRLF at byte " +
+                               std::to_string(eol + 2 + size));
+    out.append(body, eol + 2, size);
     at = eol + 2 + size + 2;
   }
-  return out;
 }
+
+}  // namespace
 
 Reply parse_reply(const std::string &raw) {
   Reply reply;
@@ -87,8 +96,6 @@ Reply parse_reply(const std::string &raw) {
   if (reply.headers["transfer-encoding"] == "chunked") reply.body = dechunk(reply.body);
   return reply;
 }
-
-}  // namespace
 
 int connect_loopback(unsigned short port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -271,11 +278,20 @@ std::vector<std::string> event_names(const std::string &sse) {
   return names;
 }
 
+std::vector<std::string> event_data(const std::string &sse, const std::string &name) {
+  std::vector<std::string> data;
+  const std::string head = "event: " + name + "\ndata: ";
+  for (std::size_t at = 0; (at = sse.find(head, at)) != std::string::npos;) {
+    const bool whole_line = at == 0 || sse[at - 1] == '\n';
+    at += head.size();
+    if (whole_line) data.push_back(sse.substr(at, sse.find('\n', at) - at));
+  }
+  return data;
+}
+
 std::string last_data(const std::string &sse, const std::string &name) {
-  std::size_t at = sse.rfind("event: " + name + "\n");
-  if (at == std::string::npos) return {};
-  std::size_t data = sse.find("data: ", at);
-  return sse.substr(data + 6, sse.find('\n', data) - data - 6);
+  auto data = event_data(sse, name);
+  return data.empty() ? std::string() : data.back();
 }
 
 }  // namespace amp_serve_test

@@ -78,6 +78,10 @@ struct Reply {
   std::string body;
 };
 
+// An HTTP response as read from the socket; a chunked body decoded (throws when its framing
+// is broken).
+Reply parse_reply(const std::string &raw);
+
 // A TCP connection to 127.0.0.1:port (its fd); throws std::runtime_error when refused.
 int connect_loopback(unsigned short port);
 
@@ -106,6 +110,8 @@ std::string read_text(const fs::path &file);
 
 // The `event:` names of an SSE text, in order.
 std::vector<std::string> event_names(const std::string &sse);
+// The JSON of the `data:` line of each event named `name`, in order.
+std::vector<std::string> event_data(const std::string &sse, const std::string &name);
 // The JSON of the last `data:` line of the event named `name`.
 std::string last_data(const std::string &sse, const std::string &name);
 

@@ -66,3 +66,93 @@ TEST_CASE("an SSE frame: event line, data line, blank line; no event line withou
   CHECK(sse_frame("turn:result", "{}") == "event: turn:result\ndata: {}\n\n");
   CHECK(sse_frame("", "[DONE]") == "data: [DONE]\n\n");
 }
+
+namespace {
+using amplifier::host::serve::DirectWrite;
+
+// A direct writer that records what it was given and answers as told.
+struct FakeSocket {
+  std::string written;
+  DirectWrite answer = DirectWrite::Sent;
+  void attach(EventStream &stream) {
+    stream.set_direct_writer([this](std::string_view frame) {
+      if (answer == DirectWrite::Sent) written += frame;
+      return answer;
+    });
+  }
+};
+}  // namespace
+
+TEST_CASE("while the connection is parked, frames go straight to the writer without a wake") {
+  EventStream stream;
+  int wakes = 0;
+  stream.set_waker([&] { ++wakes; });
+  FakeSocket socket;
+  socket.attach(stream);
+  stream.push("queued");  // not parked yet: the connection takes it
+  CHECK(wakes == 1);
+  std::string out;
+  CHECK(stream.take(out));
+  CHECK(out == "queued");
+  CHECK(stream.park());
+  stream.push("a");
+  stream.push("b");
+  CHECK(socket.written == "ab");
+  CHECK(wakes == 1);
+  CHECK(stream.parked());
+  CHECK(stream.take(out));
+  CHECK(out.empty());
+  stream.push("c");  // claimed by take(): queued for the connection again
+  CHECK(socket.written == "ab");
+  CHECK(stream.take(out));
+  CHECK(out == "c");
+}
+
+TEST_CASE("a frame the writer could not finish unparks and wakes; later ones queue behind it") {
+  EventStream stream;
+  int wakes = 0;
+  stream.set_waker([&] { ++wakes; });
+  FakeSocket socket;
+  socket.attach(stream);
+  CHECK(stream.park());
+  socket.answer = DirectWrite::Kept;
+  stream.push("partly sent");
+  CHECK(wakes == 1);
+  CHECK_FALSE(stream.parked());
+  socket.answer = DirectWrite::Sent;
+  stream.push("after");  // must not overtake what the writer kept
+  CHECK(socket.written.empty());
+  std::string out;
+  CHECK(stream.take(out));
+  CHECK(out == "after");
+}
+
+TEST_CASE("park() refuses while frames or the end are waiting; the end unparks and wakes") {
+  EventStream stream;
+  int wakes = 0;
+  stream.set_waker([&] { ++wakes; });
+  FakeSocket socket;
+  socket.attach(stream);
+  std::string out;
+  CHECK(stream.take(out));
+  stream.push("x");
+  CHECK_FALSE(stream.park());
+  CHECK(stream.take(out));
+  CHECK(stream.park());
+  stream.finish();
+  CHECK_FALSE(stream.parked());
+  CHECK(wakes == 2);
+  CHECK_FALSE(stream.take(out));
+  CHECK_FALSE(stream.park());
+}
+
+TEST_CASE("abandon() drops the direct writer: nothing is written to a connection that is gone") {
+  EventStream stream;
+  FakeSocket socket;
+  socket.attach(stream);
+  CHECK(stream.park());
+  stream.abandon();
+  CHECK_FALSE(stream.parked());
+  stream.push("lost");
+  CHECK(socket.written.empty());
+}

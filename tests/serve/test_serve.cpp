@@ -3,6 +3,7 @@
 #include "serve_harness.hpp"
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <doctest/doctest.h>
 
 #include <csignal>
@@ -10,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace amp_serve_test;
 namespace json = boost::json;
@@ -143,6 +145,42 @@ TEST_CASE("a session is created, streams a turn's events in order and is deleted
 
   CHECK(request(serve.port(), "DELETE", "/v1/sessions/" + id).status == 200);
   CHECK(request(serve.port(), "GET", "/v1/sessions/" + id).status == 404);
+}
+
+TEST_CASE("a client that stops reading still gets every event, whole and in order") {
+  // 6 MiB of answer in 64 KiB deltas: more than the sockets buffer, so the turn's sends to a
+  // client that is not reading run out of room, and what they could not send must wait for the
+  // connection, ahead of everything after it.
+  std::string answer;
+  for (int line = 0; answer.size() < (6u << 20); ++line) answer += fmt::format("line {:07};", line);
+  Scratch s;
+  const auto plan = s.write(
+      "big.yaml", fmt::format(R"(session: {{orchestrator: loop-streaming, context: context-simple}}
+providers:
+  - module: provider-mock
+    config:
+      chunk_size: 65536
+      responses:
+        - text: "{}"
+)",
+                              answer));
+  ServeProcess serve(s, {"--plan", plan.string()});
+  const std::string id = create_session(serve.port());
+  StreamingRequest turn(serve.port(), "POST", messages_path(id), R"({"prompt":"go"})");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the turn runs on meanwhile
+  turn.read_to_end();
+
+  Reply reply = parse_reply(turn.raw());  // throws if a chunk's framing was broken
+  std::string streamed;
+  for (const auto &data : event_data(reply.body, "content_block:delta"))
+    streamed += json::parse(data).at("data").at("delta").at("text").as_string();
+  CHECK(streamed.size() == answer.size());
+  CHECK(streamed == answer);
+  auto names = event_names(reply.body);
+  REQUIRE_FALSE(names.empty());
+  CHECK(names.front() == "session:start");
+  CHECK(names.back() == "turn:result");
+  CHECK(json::parse(last_data(reply.body, "turn:result")).at("data").at("status") == "success");
 }
 
 TEST_CASE("bad requests get JSON errors naming the problem and the server keeps running") {
@@ -462,8 +500,7 @@ TEST_CASE("SIGTERM: a turn that finishes in the grace period is in the persisten
   running.turn.read_to_end();
   CHECK(contains(last_data(running.turn.raw(), "turn:result"), R"("status":"success")"));
   CHECK(serve.wait() == 0);
-  const std::string transcript =
-      read_text(s.dir / "store" / running.id / "transcript.jsonl");
+  const std::string transcript = read_text(s.dir / "store" / running.id / "transcript.jsonl");
   CHECK(contains(transcript, R"("content":"go")"));
   CHECK(contains(transcript, "END-OF-ANSWER"));
   CHECK(std::count(transcript.begin(), transcript.end(), '\n') == 2);

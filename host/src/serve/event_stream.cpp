@@ -13,10 +13,15 @@ void EventStream::push(std::string frame) {
   {
     std::lock_guard lock(mutex_);
     if (finished_ || abandoned_) return;
-    if (pending_.empty())
+    if (parked_ && direct_) {
+      if (direct_(frame) == DirectWrite::Sent) return;
+      // else the consumer finishes what the writer kept, or ends the response
+    } else if (pending_.empty()) {
       pending_ = std::move(frame);
-    else
+    } else {
       pending_ += frame;
+    }
+    parked_ = false;
     wake = wake_once();
   }
   if (wake) (*wake)();
@@ -28,6 +33,7 @@ void EventStream::finish() {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     finished_ = true;
+    parked_ = false;
     wake = wake_once();
   }
   if (wake) (*wake)();
@@ -39,19 +45,39 @@ void EventStream::set_waker(std::function<void()> wake) {
   woken_ = false;
 }
 
+void EventStream::set_direct_writer(std::function<DirectWrite(std::string_view)> write) {
+  std::lock_guard lock(mutex_);
+  direct_ = std::move(write);
+}
+
 bool EventStream::take(std::string &out) {
   std::lock_guard lock(mutex_);
   out.swap(pending_);
   pending_.clear();
   woken_ = false;
+  parked_ = false;
   return !(finished_ && out.empty());
+}
+
+bool EventStream::parked() const {
+  std::lock_guard lock(mutex_);
+  return parked_;
+}
+
+bool EventStream::park() {
+  std::lock_guard lock(mutex_);
+  if (!pending_.empty() || finished_) return false;
+  parked_ = !abandoned_;
+  return true;
 }
 
 void EventStream::abandon() {
   std::lock_guard lock(mutex_);
   abandoned_ = true;
+  parked_ = false;
   pending_.clear();
-  wake_ = nullptr;  // it captured the connection, which is going away
+  wake_ = nullptr;    // it captured the connection, which is going away
+  direct_ = nullptr;  // and so did this, with its socket
 }
 
 bool EventStream::abandoned() const { return abandoned_; }

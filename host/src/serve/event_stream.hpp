@@ -1,13 +1,26 @@
 // One response body produced by other threads (a turn's events) and written by the HTTP
 // connection as it arrives: producers push frames, the connection takes them in order.
+//
+// While the connection waits with nothing to write (parked), a producer writes its frame to the
+// client itself through the direct writer, on its own thread: a delta then costs one send, not a
+// wake of the connection's thread, a resumed coroutine and an asynchronous write. Whatever cannot
+// go out at once (the socket's buffer is full, a write is in flight) waits for the connection.
 #pragma once
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace amplifier::host::serve {
+
+// What a direct write did with a frame.
+enum class DirectWrite {
+  Sent,    // all of it is on its way to the client
+  Kept,    // the writer kept what it could not send: the connection must finish it
+  Broken,  // the client is gone: the connection must end the response
+};
 
 class EventStream {
  public:
@@ -27,8 +40,18 @@ class EventStream {
   // arrive or the stream finishes, once until the next take(): a consumer that lags behind a
   // fast producer is woken once for everything pending, not once per frame.
   void set_waker(std::function<void()> wake);
-  // Moves what is pending into `out`; false once the stream is finished and drained.
+  // `write` sends a frame to the client without blocking. It runs on a producer's thread with
+  // the stream's lock held, only while the consumer is parked; what it keeps or finds broken
+  // the consumer sees after its next take(). It is dropped by abandon().
+  void set_direct_writer(std::function<DirectWrite(std::string_view frame)> write);
+  // Moves what is pending into `out` and claims the connection (no direct writes until park());
+  // false once the stream is finished and drained.
   bool take(std::string &out);
+  // The consumer has written everything and waits: producers may write directly. False when
+  // frames or the end arrived since take(): take again instead of waiting.
+  bool park();
+  // Still parked: nothing arrived for the consumer since park() (a wake it sees was stale).
+  bool parked() const;
   // The reader went away (the client disconnected): producers stop buffering.
   void abandon();
   bool abandoned() const;
@@ -43,7 +66,9 @@ class EventStream {
   mutable std::mutex mutex_;
   std::string pending_;
   bool finished_ = false;
-  bool woken_ = false;                                 // the waker ran since the last take()
+  bool woken_ = false;   // the waker ran since the last take()
+  bool parked_ = false;  // the consumer waits, pending_ is empty: producers write directly
+  std::function<DirectWrite(std::string_view)> direct_;
   std::shared_ptr<const std::function<void()>> wake_;  // shared: called outside the lock
 };
 

@@ -19,7 +19,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <atomic>
+#include <cerrno>
 #include <future>
 #include <thread>
 #include <utility>
@@ -82,6 +86,57 @@ net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
       net::use_awaitable);
 }
 
+// The chunks of an event stream that producers send themselves (EventStream's direct writer):
+// a non-blocking sendmsg of the chunk's size line, the frame and its CRLF. Called with the
+// stream's lock held, never concurrently with the connection's own writes.
+class DirectChunks {
+ public:
+  explicit DirectChunks(int socket) : socket_(socket) {}
+
+  DirectWrite write(std::string_view frame) {
+    char size_line[24];
+    const auto end = fmt::format_to_n(size_line, sizeof size_line, "{:x}\r\n", frame.size()).out;
+    iovec parts[3] = {{size_line, static_cast<std::size_t>(end - size_line)},
+                      {const_cast<char *>(frame.data()), frame.size()},
+                      {const_cast<char *>("\r\n"), 2}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = 3;
+    ssize_t sent;
+    do sent = ::sendmsg(socket_, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      broken_ = true;
+      return DirectWrite::Broken;
+    }
+    const std::size_t done = sent < 0 ? 0 : static_cast<std::size_t>(sent);
+    std::size_t total = 0;
+    for (const auto &part : parts) total += part.iov_len;
+    if (done == total) return DirectWrite::Sent;
+    // The rest of this chunk goes out through the connection, ahead of anything pushed later.
+    for (const auto &part : parts)
+      unsent_.append(static_cast<const char *>(part.iov_base), part.iov_len);
+    unsent_.erase(0, done);
+    return DirectWrite::Kept;
+  }
+
+  // The connection's side, after EventStream::take(): what a producer could not send.
+  bool broken() const { return broken_; }
+  std::string take_unsent() { return std::exchange(unsent_, {}); }
+
+ private:
+  const int socket_;
+  std::string unsent_;
+  bool broken_ = false;
+};
+
+// What an event stream's connection writes next: the rest of a chunk a producer began (raw),
+// then frames to send as one chunk.
+struct StreamPiece {
+  std::string unsent;
+  std::string frames;
+};
+
 // EMFILE, ENFILE and their kin: this process (or the system) has no descriptor or buffer for
 // another connection until some close.
 bool out_of_descriptors(const boost::system::error_code &ec) {
@@ -108,8 +163,9 @@ struct HttpServer::Impl {
                                    ApiResponse response, bool keep_alive);
   net::awaitable<bool> write_stream(beast::tcp_stream &stream, const Request &request,
                                     const ApiResponse &response, bool keep_alive);
-  net::awaitable<std::optional<std::string>> next_frames(EventStream &events,
-                                                         net::steady_timer &timer);
+  net::awaitable<std::optional<StreamPiece>> next_piece(EventStream &events,
+                                                        net::steady_timer &timer,
+                                                        DirectChunks *direct);
   std::optional<ApiResponse> gatekeep(const Request &request) const;
   void add_cors(http::fields &fields, const Request &request) const;
 };
@@ -196,20 +252,28 @@ net::awaitable<bool> HttpServer::Impl::write_plain(beast::tcp_stream &stream,
   co_return !ec && keep_alive;
 }
 
-// The next frames of `events`: "" after kStreamKeepAlive without any, nullopt once it ended.
-net::awaitable<std::optional<std::string>> HttpServer::Impl::next_frames(EventStream &events,
-                                                                         net::steady_timer &timer) {
-  std::string frames;
-  if (!events.take(frames)) co_return std::nullopt;
-  if (!frames.empty()) co_return frames;
-  // The waker cancels the timer through this strand, so it cannot slip in between the take()
-  // above and this wait. A waker that ran for frames already taken wakes it with nothing new:
-  // it waits on, for the same keep-alive.
-  timer.expires_after(kStreamKeepAlive);
-  for (;;) {
-    auto [ec] = co_await timer.async_wait(kTuple);
-    if (!events.take(frames)) co_return std::nullopt;
-    if (!frames.empty() || ec != net::error::operation_aborted) co_return frames;
+// The next bytes of `events` to write: nullopt once it ended (or the client is gone); nothing
+// in either part after kStreamKeepAlive without any. While it waits, producers write their
+// frames themselves through `direct` (if any).
+net::awaitable<std::optional<StreamPiece>> HttpServer::Impl::next_piece(EventStream &events,
+                                                                        net::steady_timer &timer,
+                                                                        DirectChunks *direct) {
+  StreamPiece piece;
+  for (bool keep_alive_due = false;;) {
+    if (!events.take(piece.frames)) co_return std::nullopt;
+    if (direct && direct->broken()) co_return std::nullopt;
+    if (direct) piece.unsent = direct->take_unsent();
+    if (!piece.frames.empty() || !piece.unsent.empty() || keep_alive_due) co_return piece;
+    if (!events.park()) continue;
+    // The waker cancels the timer through this strand, so it cannot slip in between park()
+    // above and this wait. A waker that ran for frames already taken wakes it with nothing new:
+    // it waits on, for the same keep-alive.
+    timer.expires_after(kStreamKeepAlive);
+    for (;;) {
+      auto [ec] = co_await timer.async_wait(kTuple);
+      if (ec != net::error::operation_aborted) keep_alive_due = true;
+      if (keep_alive_due || !events.parked()) break;
+    }
   }
 }
 
@@ -222,18 +286,20 @@ net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
     net::post(executor, [timer] { timer->cancel(); });
   });
   streams++;
+  // Declared before `done`, so it outlives the abandon() that stops producers writing to it.
+  DirectChunks direct(stream.socket().native_handle());
   struct Done {
     EventStream &events;
     std::atomic<std::size_t> &streams;
     ~Done() {
-      events.abandon();  // drops the waker; a turn still running goes on unwatched
+      events.abandon();  // drops the waker and the direct writer; a running turn goes on unwatched
       streams--;
     }
   } done{events, streams};
   stream.expires_never();
   if (!events.sse()) {  // one JSON document, sent whole once the turn has produced it
     std::string body;
-    while (auto frames = co_await next_frames(events, *timer)) body += *frames;
+    while (auto piece = co_await next_piece(events, *timer, nullptr)) body += piece->frames;
     ApiResponse whole;
     whole.status = events.status();
     whole.content_type = response.content_type;
@@ -249,13 +315,21 @@ net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
   http::response_serializer<http::empty_body> serializer{head};
   if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec)
     co_return false;
-  while (auto frames = co_await next_frames(events, *timer)) {
-    if (frames->empty()) *frames = ": keep-alive\n\n";
+  events.set_direct_writer([&direct](std::string_view frame) { return direct.write(frame); });
+  while (auto piece = co_await next_piece(events, *timer, &direct)) {
+    if (!piece->unsent.empty()) {
+      auto [ec, n] = co_await net::async_write(stream, net::buffer(piece->unsent), kTuple);
+      if (ec) co_return false;
+    } else if (piece->frames.empty()) {
+      piece->frames = ": keep-alive\n\n";
+    }
+    if (piece->frames.empty()) continue;
     if (auto [ec, n] =
-            co_await net::async_write(stream, http::make_chunk(net::buffer(*frames)), kTuple);
+            co_await net::async_write(stream, http::make_chunk(net::buffer(piece->frames)), kTuple);
         ec)
       co_return false;  // the client went away
   }
+  if (direct.broken()) co_return false;
   auto [ec, n] = co_await net::async_write(stream, http::make_chunk_last(), kTuple);
   co_return !ec && keep_alive;
 }
