@@ -112,6 +112,7 @@ struct ServeFigures {
   double shutdown_ms = 0;
   int exit_code = 0;
   std::string stderr_tail;
+  std::string serve_first_event;  // serve's own histogram of it (GET /metrics), formatted
   // PostgreSQL mode only.
   long long rows = 0;
   StatementTotals pg_turns;  // what the server spent on statements during the turns
@@ -200,6 +201,24 @@ std::optional<amp_serve_test::OpenFileLimit> serve_limit(const BenchOptions &o) 
   return amp_serve_test::OpenFileLimit{o.serve_open_files, current.rlim_max};
 }
 
+// The bucket bound under which a fraction `q` of serve's first events fall, from its
+// amplifier_stream_first_event_seconds histogram ("n/a" for a build without it).
+std::string histogram_quantile(const std::string &metrics, double q) {
+  const std::string prefix = "amplifier_stream_first_event_seconds_bucket{le=\"";
+  std::vector<std::pair<std::string, double>> buckets;  // bound, cumulative count
+  for (std::size_t at = 0; (at = metrics.find(prefix, at)) != std::string::npos;) {
+    at += prefix.size();
+    const std::size_t quote = metrics.find('"', at);
+    const std::size_t space = metrics.find(' ', quote);
+    buckets.emplace_back(metrics.substr(at, quote - at), std::stod(metrics.substr(space + 1)));
+  }
+  if (buckets.empty() || buckets.back().second == 0) return "n/a";
+  for (const auto &[bound, count] : buckets)
+    if (count >= q * buckets.back().second)
+      return bound == "+Inf" ? "> 5 s" : fmt::format("<= {:g} ms", std::stod(bound) * 1000);
+  return "n/a";
+}
+
 void stop_serve(amp_serve_test::ServeProcess &serve, ServeFigures &figures) {
   const auto start = Clock::now();
   serve.signal(SIGTERM);
@@ -254,6 +273,9 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
   f.peak_rss_kb = std::max(last.hwm_kb, sampler.peak_rss_kb());
   f.peak_threads = sampler.peak_threads();
   f.peak_fds = sampler.peak_fds();
+  const std::string metrics = amp_serve_test::request(serve.port(), "GET", "/metrics").body;
+  f.serve_first_event = fmt::format("p50 {} / p99 {}", histogram_quantile(metrics, 0.5),
+                                    histogram_quantile(metrics, 0.99));
   stop_serve(serve, f);
   if (pg) f.rows = count_rows(*pg);  // every message serve acknowledged
 
@@ -273,6 +295,7 @@ void add_column(Table &table, const RunResult &r, const BenchOptions &o) {
   table.set("sessions completed / failed", fmt::format("{} / {}", l.completed, l.failed));
   table.set("create session p50/p99/max", format_spread(l.create));
   table.set("time to first event p50/p99/max", format_spread(l.first_event));
+  table.set("  in serve: request read -> first event sent", s.serve_first_event);
   table.set("delta latency p50/p99/max", format_spread(l.delta));
   table.set("  after each session's first 10", format_spread(l.delta_steady));
   table.set("  ordinary sessions while tools ran", format_spread(l.delta_during_tools));

@@ -435,6 +435,10 @@ TEST_CASE("openapi.json documents exactly the router's routes; healthz and metri
   CHECK(contains(metrics.body, R"(amplifier_turns_total{status="success"} 1)"));
   CHECK(contains(metrics.body, "amplifier_provider_latency_seconds_count 1"));
   CHECK(contains(metrics.body, R"(amplifier_tokens_total{direction="output"})"));
+  // The one event stream's first event, timed once; the buckets are cumulative.
+  CHECK(contains(metrics.body, "amplifier_stream_first_event_seconds_count 1"));
+  CHECK(contains(metrics.body, R"(amplifier_stream_first_event_seconds_bucket{le="+Inf"} 1)"));
+  CHECK(contains(metrics.body, R"(amplifier_stream_first_event_seconds_bucket{le="5"} 1)"));
 }
 
 TEST_CASE("the official openai npm client talks to /v1/chat/completions") {

@@ -26,6 +26,8 @@ class Api {
   // worker thread, not from an I/O thread.
   ApiResponse handle(const ApiRequest &request);
 
+  Metrics &metrics() { return metrics_; }
+
   // From now on no session or turn starts (503); running turns go on.
   void stop_accepting() { draining_ = true; }
 

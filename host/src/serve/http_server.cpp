@@ -1,6 +1,7 @@
 #include "http_server.hpp"
 
 #include "auth.hpp"
+#include "metrics.hpp"
 
 #include "amplifier/log.hpp"
 #include "amplifier/worker_pool.hpp"
@@ -37,6 +38,7 @@ using tcp = net::ip::tcp;
 namespace {
 
 constexpr auto kTuple = net::as_tuple(net::use_awaitable);
+using Clock = std::chrono::steady_clock;
 // An idle event stream sends an SSE comment this often: proxies keep it open, and a client that
 // went away is noticed.
 constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
@@ -86,12 +88,29 @@ net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
       net::use_awaitable);
 }
 
+// Times an event stream's first event: from its request read to the first event's bytes handed
+// to the socket, by the connection or by a producer (the stream's protocol orders the two).
+class FirstEventClock {
+ public:
+  FirstEventClock(Metrics &metrics, Clock::time_point received)
+      : metrics_(metrics), received_(received) {}
+  void sent() {
+    if (std::exchange(recorded_, true)) return;
+    metrics_.first_event(std::chrono::duration<double>(Clock::now() - received_).count());
+  }
+
+ private:
+  Metrics &metrics_;
+  const Clock::time_point received_;
+  bool recorded_ = false;
+};
+
 // The chunks of an event stream that producers send themselves (EventStream's direct writer):
 // a non-blocking sendmsg of the chunk's size line, the frame and its CRLF. Called with the
 // stream's lock held, never concurrently with the connection's own writes.
 class DirectChunks {
  public:
-  explicit DirectChunks(int socket) : socket_(socket) {}
+  DirectChunks(int socket, FirstEventClock &first) : socket_(socket), first_(first) {}
 
   DirectWrite write(std::string_view frame) {
     char size_line[24];
@@ -110,6 +129,7 @@ class DirectChunks {
       return DirectWrite::Broken;
     }
     const std::size_t done = sent < 0 ? 0 : static_cast<std::size_t>(sent);
+    if (done > 0) first_.sent();
     std::size_t total = 0;
     for (const auto &part : parts) total += part.iov_len;
     if (done == total) return DirectWrite::Sent;
@@ -126,6 +146,7 @@ class DirectChunks {
 
  private:
   const int socket_;
+  FirstEventClock &first_;
   std::string unsent_;
   bool broken_ = false;
 };
@@ -162,7 +183,8 @@ struct HttpServer::Impl {
   net::awaitable<bool> write_plain(beast::tcp_stream &stream, const Request &request,
                                    ApiResponse response, bool keep_alive);
   net::awaitable<bool> write_stream(beast::tcp_stream &stream, const Request &request,
-                                    const ApiResponse &response, bool keep_alive);
+                                    const ApiResponse &response, bool keep_alive,
+                                    Clock::time_point received);
   net::awaitable<std::optional<StreamPiece>> next_piece(EventStream &events,
                                                         net::steady_timer &timer,
                                                         DirectChunks *direct);
@@ -279,15 +301,17 @@ net::awaitable<std::optional<StreamPiece>> HttpServer::Impl::next_piece(EventStr
 
 net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
                                                     const Request &request,
-                                                    const ApiResponse &response, bool keep_alive) {
+                                                    const ApiResponse &response, bool keep_alive,
+                                                    Clock::time_point received) {
   EventStream &events = *response.stream;
   auto timer = std::make_shared<net::steady_timer>(stream.get_executor());
   events.set_waker([timer, executor = stream.get_executor()] {
     net::post(executor, [timer] { timer->cancel(); });
   });
   streams++;
-  // Declared before `done`, so it outlives the abandon() that stops producers writing to it.
-  DirectChunks direct(stream.socket().native_handle());
+  // Declared before `done`, so they outlive the abandon() that stops producers writing to them.
+  FirstEventClock first(api.metrics(), received);
+  DirectChunks direct(stream.socket().native_handle(), first);
   struct Done {
     EventStream &events;
     std::atomic<std::size_t> &streams;
@@ -320,14 +344,17 @@ net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
     if (!piece->unsent.empty()) {
       auto [ec, n] = co_await net::async_write(stream, net::buffer(piece->unsent), kTuple);
       if (ec) co_return false;
+      first.sent();
     } else if (piece->frames.empty()) {
       piece->frames = ": keep-alive\n\n";
     }
     if (piece->frames.empty()) continue;
+    const bool events_in_it = piece->frames.front() != ':';  // not the keep-alive comment
     if (auto [ec, n] =
             co_await net::async_write(stream, http::make_chunk(net::buffer(piece->frames)), kTuple);
         ec)
       co_return false;  // the client went away
+    if (events_in_it) first.sent();
   }
   if (direct.broken()) co_return false;
   auto [ec, n] = co_await net::async_write(stream, http::make_chunk_last(), kTuple);
@@ -364,6 +391,7 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
                            false);
       break;
     }
+    const auto received = Clock::now();
     Request request = parser.release();
     keep_alive = request.keep_alive();
     ApiResponse response;
@@ -376,7 +404,7 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
       response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
     }
     keep_alive = response.stream
-                     ? co_await write_stream(stream, request, response, keep_alive)
+                     ? co_await write_stream(stream, request, response, keep_alive, received)
                      : co_await write_plain(stream, request, std::move(response), keep_alive);
   }
   boost::system::error_code ignored;

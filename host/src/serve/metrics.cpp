@@ -35,6 +35,15 @@ void add_counter(std::string &out, std::string_view name, std::string_view help,
 
 }  // namespace
 
+template <std::size_t N>
+void Histogram<N>::append(std::string &out, std::string_view name, std::string_view help) const {
+  out += fmt::format("# HELP {} {}\n# TYPE {} histogram\n", name, help, name);
+  for (std::size_t i = 0; i < N; ++i)
+    out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, bounds_[i], counts_[i]);
+  out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n{}_sum {}\n{}_count {}\n", name, count_, name,
+                     sum_, name, count_);
+}
+
 void Metrics::turn_finished(std::string_view status) {
   std::lock_guard lock(mutex_);
   turns_[std::string(status)]++;
@@ -53,10 +62,12 @@ void Metrics::tokens(std::string_view direction, std::int64_t count) {
 
 void Metrics::provider_latency(double seconds) {
   std::lock_guard lock(mutex_);
-  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
-    if (seconds <= kLatencyBuckets[i]) latency_counts_[i]++;
-  latency_count_++;
-  latency_sum_ += seconds;
+  provider_latency_.observe(seconds);
+}
+
+void Metrics::first_event(double seconds) {
+  std::lock_guard lock(mutex_);
+  first_event_.observe(seconds);
 }
 
 void Metrics::observe(HookRegistry &hooks) {
@@ -120,17 +131,10 @@ std::string Metrics::prometheus(std::size_t sessions_open, std::size_t turns_run
               tokens_);
   add_counter(out, "amplifier_errors_total", "Provider, tool and turn errors, by kind.", "kind",
               errors_);
-  out +=
-      "# HELP amplifier_provider_latency_seconds Provider call time, request to response.\n"
-      "# TYPE amplifier_provider_latency_seconds histogram\n";
-  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i)
-    out += fmt::format("amplifier_provider_latency_seconds_bucket{{le=\"{}\"}} {}\n",
-                       kLatencyBuckets[i], latency_counts_[i]);
-  out += fmt::format(
-      "amplifier_provider_latency_seconds_bucket{{le=\"+Inf\"}} {}\n"
-      "amplifier_provider_latency_seconds_sum {}\n"
-      "amplifier_provider_latency_seconds_count {}\n",
-      latency_count_, latency_sum_, latency_count_);
+  provider_latency_.append(out, "amplifier_provider_latency_seconds",
+                           "Provider call time, request to response.");
+  first_event_.append(out, "amplifier_stream_first_event_seconds",
+                      "Event streams: the request read to its first event handed to the socket.");
   return out;
 }
 
