@@ -51,12 +51,12 @@ ServedSession::ServedSession(std::unique_ptr<Session> session, json::value metad
 }
 
 void ServedSession::forward(HookEvent &event) {
-  Listener listener;
+  std::shared_ptr<const Listener> listener;
   {
     std::lock_guard lock(mutex_);
     listener = listener_;
   }
-  if (listener) listener(event);
+  if (listener && *listener) (*listener)(event);
 }
 
 bool ServedSession::start_turn(std::string_view prompt, Listener listener,
@@ -65,7 +65,7 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
     std::lock_guard lock(mutex_);
     if (running_ || closing_) return false;
     running_ = true;
-    listener_ = std::move(listener);
+    listener_ = std::make_shared<const Listener>(std::move(listener));
     approval_listener_ = std::move(on_approval);
   }
   // `this` outlives the turn: retire() waits for running_ to clear, the last thing done here.

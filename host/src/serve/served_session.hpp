@@ -77,7 +77,8 @@ class ServedSession {
   bool reopenable_ = false;
   bool closing_ = false;
   std::chrono::steady_clock::time_point idle_since_ = std::chrono::steady_clock::now();
-  Listener listener_;
+  // Shared, so that forwarding an event copies a pointer, not the function, under the lock.
+  std::shared_ptr<const Listener> listener_;
   ApprovalListener approval_listener_;
   std::map<std::string, std::shared_ptr<Pending>> approvals_;
 };
