@@ -2,8 +2,8 @@
 // Anthropic-style vendor (the loopback server, in this process) streams each answer as
 // `--deltas` text deltas `--interval-ms` apart; a `--tool-fraction` of the sessions first get a
 // bash tool call (`sleep --tool-seconds`) and the paced answer after its result. N clients
-// (coroutines on one io thread, a connection each) create their sessions, then post one prompt
-// each, the posts spread over `--ramp-ms`, and read the event stream to turn:result.
+// (coroutines on `--client-threads` io threads, a connection each) create their sessions, then post
+// one prompt each, the posts spread over `--ramp-ms`, and read the event stream to turn:result.
 //
 // Reported: completion; time to first event; delta latency (the vendor stamps each delta with
 // its send time, the driver reads it back from serve's stream: one process, one steady clock),
@@ -55,7 +55,8 @@ struct BenchOptions {
   int timeout_seconds = 180;
   std::string context = "simple";
   bool baseline = true;
-  std::size_t io_threads = 0;          // 0: serve's default
+  std::size_t io_threads = 0;  // 0: serve's default
+  int client_threads = 2;
   unsigned long serve_open_files = 0;  // 0: what this process has (raised to the hard limit)
   std::vector<std::string> pg_settings;
   int pg_pool_size = 0;  // 0: context-postgres's default
@@ -252,6 +253,7 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
   load.tool_marker = kToolMarker;
   load.ramp = std::chrono::milliseconds(o.ramp_ms);
   load.timeout = std::chrono::seconds(o.timeout_seconds);
+  load.client_threads = o.client_threads;
   LoadDriver driver(load);
 
   RunResult result{spec.label, {}, {}, 0, pg != nullptr};
@@ -421,6 +423,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--tool-seconds", o.tool_seconds, "The tool's `sleep`")->capture_default_str();
   app.add_option("--ramp-ms", o.ramp_ms, "The turns start evenly spread over this (0: at once)")
+      ->capture_default_str();
+  app.add_option("--client-threads", o.client_threads,
+                 "io threads of the clients (one cannot keep up with 1,000 streams here)")
       ->capture_default_str();
   app.add_option("--timeout", o.timeout_seconds, "Seconds for each phase")->capture_default_str();
   app.add_option("--context", o.context, "simple | postgres")

@@ -14,6 +14,8 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cmath>
 #include <optional>
 
@@ -103,31 +105,36 @@ std::string turn_error(std::string_view data) {
 struct LoadDriver::Impl {
   explicit Impl(LoadOptions o)
       : options(std::move(o)), server(net::ip::address_v4::loopback(), options.port) {
+    for (int t = 0; t < std::max(1, options.client_threads); ++t)
+      ios.push_back(std::make_unique<net::io_context>(1));
     const auto n = static_cast<std::size_t>(options.sessions);
     run.sessions.resize(n);
     ids.resize(n);
     buffers.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       run.sessions[i].tool = runs_tool(static_cast<int>(i), options.tool_fraction);
-      streams.push_back(std::make_unique<beast::tcp_stream>(io));
+      streams.push_back(std::make_unique<beast::tcp_stream>(io_of(i)));
     }
   }
+  // Session i's io_context: everything of one session stays on one thread.
+  net::io_context &io_of(std::size_t i) { return *ios[i % ios.size()]; }
 
   net::awaitable<void> create(std::size_t i);
   net::awaitable<void> turn(std::size_t i, Clock::time_point start_at);
   net::awaitable<void> read_events(std::size_t i, http::response_parser<http::buffer_body> &parser);
   void on_event(std::size_t i, const SseReader::Event &event, Clock::time_point now);
   std::string prompt(std::size_t i) const;
-  bool run_io();  // false: the timeout passed first
+  bool run_io();  // false: the timeout passed first (on any thread)
 
   const LoadOptions options;
-  net::io_context io{1};
+  std::vector<std::unique_ptr<net::io_context>> ios;
   const tcp::endpoint server;
   LoadRun run;
   std::vector<std::string> ids;
   std::vector<std::unique_ptr<beast::tcp_stream>> streams;
   std::vector<beast::flat_buffer> buffers;
-  int streaming = 0;  // the io thread's alone
+  std::atomic<int> streaming{0};
+  std::atomic<int> peak_streams{0};
 };
 
 net::awaitable<void> LoadDriver::Impl::create(std::size_t i) {
@@ -167,7 +174,7 @@ net::awaitable<void> LoadDriver::Impl::turn(std::size_t i, Clock::time_point sta
   SessionRun &session = run.sessions[i];
   if (ids[i].empty()) co_return;  // its creation failed
   beast::tcp_stream &stream = *streams[i];
-  net::steady_timer ramp(io, start_at);
+  net::steady_timer ramp(io_of(i), start_at);
   co_await ramp.async_wait(kTuple);
   auto request = post("/v1/sessions/" + ids[i] + "/messages", prompt(i));
   stream.expires_after(options.timeout);
@@ -186,7 +193,10 @@ net::awaitable<void> LoadDriver::Impl::turn(std::size_t i, Clock::time_point sta
     session.error = "post: status " + std::to_string(parser.get().result_int());
     co_return;
   }
-  run.peak_streams = std::max(run.peak_streams, ++streaming);
+  const int now_streaming = ++streaming;
+  for (int peak = peak_streams.load();
+       now_streaming > peak && !peak_streams.compare_exchange_weak(peak, now_streaming);)
+    ;
   co_await read_events(i, parser);
   --streaming;
 }
@@ -230,11 +240,21 @@ void LoadDriver::Impl::on_event(std::size_t i, const SseReader::Event &event,
 }
 
 bool LoadDriver::Impl::run_io() {
-  io.restart();
-  io.run_for(options.timeout);
-  if (io.stopped()) return true;
-  io.stop();
-  return false;
+  // Each io_context on a thread of its own, the first on this one; each stops at the timeout.
+  std::atomic<bool> in_time{true};
+  auto run_one = [this, &in_time](net::io_context &io) {
+    io.restart();
+    io.run_for(options.timeout);
+    if (io.stopped()) return;
+    io.stop();
+    in_time = false;
+  };
+  std::vector<std::thread> others;
+  for (std::size_t t = 1; t < ios.size(); ++t)
+    others.emplace_back([&run_one, io = ios[t].get()] { run_one(*io); });
+  run_one(*ios.front());
+  for (auto &thread : others) thread.join();
+  return in_time;
 }
 
 LoadDriver::LoadDriver(LoadOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -243,7 +263,7 @@ LoadDriver::~LoadDriver() = default;
 void LoadDriver::create_sessions() {
   const auto start = Clock::now();
   for (std::size_t i = 0; i < impl_->streams.size(); ++i)
-    net::co_spawn(impl_->io, impl_->create(i), net::detached);
+    net::co_spawn(impl_->io_of(i), impl_->create(i), net::detached);
   if (!impl_->run_io())
     for (std::size_t i = 0; i < impl_->ids.size(); ++i)
       if (impl_->ids[i].empty() && impl_->run.sessions[i].error.empty())
@@ -255,7 +275,7 @@ void LoadDriver::run_turns() {
   const auto start = Clock::now();
   const auto n = static_cast<long>(impl_->streams.size());
   for (long i = 0; i < n; ++i)
-    net::co_spawn(impl_->io,
+    net::co_spawn(impl_->io_of(static_cast<std::size_t>(i)),
                   impl_->turn(static_cast<std::size_t>(i), start + impl_->options.ramp * i / n),
                   net::detached);
   if (!impl_->run_io())
@@ -265,6 +285,7 @@ void LoadDriver::run_turns() {
   Clock::time_point last = start;
   for (const auto &session : impl_->run.sessions) last = std::max(last, session.finished);
   impl_->run.turns_wall_ms = ms_between(start, last);
+  impl_->run.peak_streams = impl_->peak_streams.load();
 }
 
 const LoadRun &LoadDriver::result() const { return impl_->run; }
