@@ -286,8 +286,7 @@ net::awaitable<std::optional<StreamPiece>> HttpServer::Impl::next_piece(EventStr
     if (direct && direct->broken()) co_return std::nullopt;
     // What a producer left of its last chunk goes out even when the stream ended just after.
     if (direct) piece.unsent = direct->take_unsent();
-    if (!piece.frames.empty() || !piece.unsent.empty() || (open && keep_alive_due))
-      co_return piece;
+    if (!piece.frames.empty() || !piece.unsent.empty() || (open && keep_alive_due)) co_return piece;
     if (!open) co_return std::nullopt;
     if (!events.park()) continue;
     // The waker cancels the timer through this strand, so it cannot slip in between park()
