@@ -188,29 +188,16 @@ void PostgresHistory::replace(const std::vector<Entry> &entries) {
   maybe_stray_row_ = false;
 }
 
-// A summary only: when it cannot be written now, it is written with the next message.
-void PostgresHistory::save_metadata() {
-  if (!stored_) return;  // written with the first message
-  summary_.touch();
-  try {
-    pool_.run("saving the metadata of session " + session_id_, [&](PgConnection &connection) {
-      Transaction transaction(connection);
-      lease_.confirm(connection);
-      upsert_session(connection, summary_.metadata());
-      transaction.commit("committing the metadata of session " + session_id_);
-    });
-  } catch (const DatabaseError &e) {
-    host_.warn(std::string("the session metadata is written with the next message: ") + e.what());
-  }
-}
-
+// Both are written with the next message (every append commits the metadata with it) or at
+// the end: committing them here would put a database round trip, and a wait for a pooled
+// connection, in front of every session's first request to its provider.
 void PostgresHistory::provider_selected(const transcript::Origin &target) {
-  if (summary_.select_provider(target)) save_metadata();
+  summary_.select_provider(target);
 }
 
 void PostgresHistory::degraded(const transcript::Origin &target,
                                const std::vector<amplifier::Degradation> &degradations) {
-  if (summary_.add_degradations(target, degradations)) save_metadata();
+  summary_.add_degradations(target, degradations);
 }
 
 }  // namespace context_postgres

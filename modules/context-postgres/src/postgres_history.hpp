@@ -47,7 +47,7 @@ class PostgresHistory final : public amplifier::context::HistoryStore {
   // Reads the session's metadata and every message, in order (streamed row by row).
   LoadedSession load();
 
-  // The metadata only: written at once when the session has rows, else with its first message.
+  // The metadata only: written with the next message, or at the end.
   void provider_selected(const amplifier::transcript::Origin &target) override;
   void degraded(const amplifier::transcript::Origin &target,
                 const std::vector<amplifier::Degradation> &degradations) override;
@@ -63,7 +63,6 @@ class PostgresHistory final : public amplifier::context::HistoryStore {
   bool already_stored(PgConnection &connection, std::int64_t seq, const std::string &text);
   void upsert_session(PgConnection &connection,
                       const amplifier::session_store::SessionMetadata &metadata);
-  void save_metadata();
 
   const amp::sdk::Host host_;
   ConnectionPool &pool_;
