@@ -5,6 +5,11 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+#include <cstdio>
+#include <thread>
+#include <boost/asio/read.hpp>
 
 namespace amplifier::transport {
 namespace {
@@ -230,6 +235,75 @@ TEST_CASE("http: a reset mid-stream is a network error, a cut-off body a stream 
     CHECK(after_cut.body == std::string(30, 'c'));
     CHECK(after_cut.failure->retryable);
   }
+}
+
+// One connection on a thread of its own: reads the request head, then writes `reply` in one
+// write (so the client's first read gets all of it) and closes.
+class OneShotServer {
+ public:
+  explicit OneShotServer(std::string reply)
+      : acceptor_(io_, {boost::asio::ip::address_v4::loopback(), 0}),
+        thread_([this, reply = std::move(reply)] {
+          boost::asio::ip::tcp::socket socket = acceptor_.accept();
+          std::string head;
+          char c;
+          while (head.find("\r\n\r\n") == std::string::npos &&
+                 boost::asio::read(socket, boost::asio::buffer(&c, 1)) == 1)
+            head += c;
+          boost::asio::write(socket, boost::asio::buffer(reply));
+          boost::system::error_code ignored;
+          socket.shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored);
+        }) {}
+  ~OneShotServer() { thread_.join(); }
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()) + "/";
+  }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+std::string chunked_reply(const std::vector<std::string> &chunks, std::string_view tail) {
+  std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (const auto &chunk : chunks) {
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", chunk.size());
+    reply += size + chunk + "\r\n";
+  }
+  return reply + std::string(tail);
+}
+
+TEST_CASE("http: many chunks that arrive in one read are all delivered, in order, one per chunk") {
+  std::vector<std::string> chunks;
+  std::string expected;
+  for (int i = 0; i < 300; ++i) {
+    chunks.push_back("event " + std::to_string(i) + ";");
+    expected += chunks.back();
+  }
+  OneShotServer server(chunked_reply(chunks, "0\r\n\r\n"));
+  testing::ClientThread thread;
+  HttpRequest request;
+  request.method = "GET";
+  request.url = server.url();
+  const auto response = testing::fetch(thread.client(), request);
+  REQUIRE_FALSE(response.failure.has_value());
+  CHECK(response.body == expected);
+  CHECK(response.body_callbacks == chunks.size());
+}
+
+TEST_CASE("http: a malformed chunk among buffered ones ends the stream after those before it") {
+  OneShotServer server(chunked_reply({"first;", "second;"}, "zz\r\nnot a chunk\r\n0\r\n\r\n"));
+  testing::ClientThread thread;
+  HttpRequest request;
+  request.method = "GET";
+  request.url = server.url();
+  const auto response = testing::fetch(thread.client(), request);
+  REQUIRE(response.failure.has_value());
+  CHECK(response.failure->kind == ErrorKind::stream);
+  CHECK(response.failure->message.find("malformed response body") != std::string::npos);
+  CHECK(response.body == "first;second;");
 }
 
 TEST_CASE("http: cancelling closes the socket at once and completes with cancelled") {

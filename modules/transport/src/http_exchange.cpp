@@ -180,6 +180,7 @@ asio::awaitable<Exchange::Outcome> Exchange::receive_body(Stream &stream) {
     if (received > 0 || consumed > 0) phase_watchdog_->touch();
     if (received > 0 && !deliver_body(std::string_view(buffer.data(), received)))
       co_return Outcome{aborted()};
+    if (!error && !deliver_buffered(buffer, error)) co_return Outcome{aborted()};
     if (error) co_return Outcome{io_failure(Phase::reading_body, error, peer())};
   }
   phase_watchdog_->disarm();
@@ -239,6 +240,32 @@ bool Exchange::deliver_body(std::string_view bytes) {
                             "the response body handler threw: " + exception_text(std::current_exception())));
     return false;
   }
+}
+
+// A read takes what the socket has, often several chunks, but the parser hands back one
+// chunk per read_some: the rest would each wait for another trip through the io_context's
+// queue, behind every other exchange on this thread. They are parsed and delivered here, from
+// the connection's buffer, until it is empty or ends inside a chunk. False when delivering
+// aborted the exchange; a malformed body sets `error`.
+bool Exchange::deliver_buffered(std::span<char> scratch, beast::error_code &error) {
+  beast::flat_buffer &pending = connection_->read_buffer();
+  while (!parser_->is_done() && pending.size() > 0) {
+    auto &body = parser_->get().body();
+    body.data = scratch.data();
+    body.size = scratch.size();
+    beast::error_code ec;
+    const std::size_t used = parser_->put(pending.data(), ec);
+    pending.consume(used);
+    const std::size_t got = scratch.size() - body.size;
+    if (got > 0 && !deliver_body(std::string_view(scratch.data(), got))) return false;
+    if (ec == http::error::need_more) return true;  // the rest is still on its way
+    if (ec && ec != http::error::need_buffer) {
+      error = ec;
+      return true;
+    }
+    if (used == 0 && got == 0) return true;
+  }
+  return true;
 }
 
 void Exchange::finish_connection(bool reusable) {

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace amplifier::transport::detail {
@@ -72,6 +73,7 @@ class Exchange : public Cancellable, public std::enable_shared_from_this<Exchang
   ResponseHead make_head() const;
   bool deliver_head();
   bool deliver_body(std::string_view bytes);
+  bool deliver_buffered(std::span<char> scratch, beast::error_code &error);
   void finish_connection(bool reusable);
   void complete(Failure failure);
   Failure aborted() const { return abort_reason_; }
