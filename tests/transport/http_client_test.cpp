@@ -275,6 +275,15 @@ std::string chunked_reply(const std::vector<std::string> &chunks, std::string_vi
   return reply + std::string(tail);
 }
 
+// A GET of `url` on a client of its own.
+testing::RawResponse fetch_url(const std::string &url) {
+  testing::ClientThread thread;
+  HttpRequest request;
+  request.method = "GET";
+  request.url = url;
+  return testing::fetch(thread.client(), request);
+}
+
 TEST_CASE("http: many chunks that arrive in one read are all delivered, in order, one per chunk") {
   std::vector<std::string> chunks;
   std::string expected;
@@ -283,11 +292,7 @@ TEST_CASE("http: many chunks that arrive in one read are all delivered, in order
     expected += chunks.back();
   }
   OneShotServer server(chunked_reply(chunks, "0\r\n\r\n"));
-  testing::ClientThread thread;
-  HttpRequest request;
-  request.method = "GET";
-  request.url = server.url();
-  const auto response = testing::fetch(thread.client(), request);
+  const auto response = fetch_url(server.url());
   REQUIRE_FALSE(response.failure.has_value());
   CHECK(response.body == expected);
   CHECK(response.body_callbacks == chunks.size());
@@ -295,11 +300,7 @@ TEST_CASE("http: many chunks that arrive in one read are all delivered, in order
 
 TEST_CASE("http: a malformed chunk among buffered ones ends the stream after those before it") {
   OneShotServer server(chunked_reply({"first;", "second;"}, "zz\r\nnot a chunk\r\n0\r\n\r\n"));
-  testing::ClientThread thread;
-  HttpRequest request;
-  request.method = "GET";
-  request.url = server.url();
-  const auto response = testing::fetch(thread.client(), request);
+  const auto response = fetch_url(server.url());
   REQUIRE(response.failure.has_value());
   CHECK(response.failure->kind == ErrorKind::stream);
   CHECK(response.failure->message.find("malformed response body") != std::string::npos);
