@@ -241,6 +241,22 @@ TEST_CASE("a second turn while one runs is refused with 409; cancel ends the run
   CHECK(contains(next.body, "turn:result"));
 }
 
+TEST_CASE("a client may start the next turn as soon as it has read the last one's result") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  const std::string id = create_session(serve.port());
+  // The next prompt goes out the moment turn:result is read, before the response has ended:
+  // the turn may still be letting go of the session then, and must not answer 409.
+  for (int turn = 0; turn < 500; ++turn) {
+    StreamingRequest running(serve.port(), "POST", messages_path(id), R"({"prompt":"hi"})");
+    REQUIRE(running.read_until("event: turn:result"));
+    Reply next = request(serve.port(), "POST", messages_path(id), R"({"prompt":"again"})");
+    INFO("turn " << turn << ": " << next.body);
+    REQUIRE(next.status == 200);
+    REQUIRE(contains(next.body, "turn:result"));
+  }
+}
+
 TEST_CASE("deleting a session cancels its running turn; a client that goes away breaks nothing") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("slow.yaml", kSlowPlan).string()});

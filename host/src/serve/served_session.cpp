@@ -19,6 +19,8 @@ constexpr auto kPollSlice = std::chrono::milliseconds(100);  // how soon a cance
 // An immediate cancel ends a turn within the kernel's own grace (10 s); beyond this the session
 // is left as it is rather than freed under a turn that still runs.
 constexpr auto kRetireWait = std::chrono::seconds(15);
+// Longest a new turn waits for the last one to let go once its result is out (see start_turn).
+constexpr auto kFinishingWait = std::chrono::seconds(5);
 
 json::object decision(std::string_view choice, std::string_view reason, std::string_view source) {
   return json::object{{"decision", choice}, {"reason", reason}, {"source", source}};
@@ -62,7 +64,10 @@ void ServedSession::forward(HookEvent &event) {
 bool ServedSession::start_turn(std::string_view prompt, Listener listener,
                                ApprovalListener on_approval, std::function<void(TurnResult)> done) {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    // A client that has read the last turn's result may rightly start the next one while that
+    // turn is still letting go of the session: it waits those few instructions, not a 409.
+    answered_.wait_for(lock, kFinishingWait, [this] { return !(running_ && finishing_); });
     if (running_ || closing_) return false;
     running_ = true;
     listener_ = std::make_shared<const Listener>(std::move(listener));
@@ -72,11 +77,13 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
   auto finished = [this, done = std::move(done)](TurnResult result) {
     {
       std::lock_guard lock(mutex_);
+      finishing_ = true;
       listener_ = nullptr;
       approval_listener_ = nullptr;
     }
     done(std::move(result));
     std::lock_guard lock(mutex_);
+    finishing_ = false;
     running_ = false;
     idle_since_ = Clock::now();
     answered_.notify_all();

@@ -74,6 +74,7 @@ class ServedSession {
   mutable std::mutex mutex_;
   std::condition_variable answered_;
   bool running_ = false;
+  bool finishing_ = false;  // the turn's result is being handed out; running_ clears right after
   bool reopenable_ = false;
   bool closing_ = false;
   std::chrono::steady_clock::time_point idle_since_ = std::chrono::steady_clock::now();
