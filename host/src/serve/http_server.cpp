@@ -342,21 +342,20 @@ net::awaitable<bool> HttpServer::Impl::write_stream(beast::tcp_stream &stream,
   if (auto [ec, n] = co_await http::async_write_header(stream, serializer, kTuple); ec)
     co_return false;
   events.set_direct_writer([&direct](std::string_view frame) { return direct.write(frame); });
+  static constexpr std::string_view kKeepAlive = ": keep-alive\n\n";
   while (auto piece = co_await next_piece(events, *timer, &direct)) {
+    const bool idle = piece->unsent.empty() && piece->frames.empty();
     if (!piece->unsent.empty()) {
       auto [ec, n] = co_await net::async_write(stream, net::buffer(piece->unsent), kTuple);
       if (ec) co_return false;
-      first.sent();
-    } else if (piece->frames.empty()) {
-      piece->frames = ": keep-alive\n\n";
     }
-    if (piece->frames.empty()) continue;
-    const bool events_in_it = piece->frames.front() != ':';  // not the keep-alive comment
-    if (auto [ec, n] =
-            co_await net::async_write(stream, http::make_chunk(net::buffer(piece->frames)), kTuple);
-        ec)
-      co_return false;  // the client went away
-    if (events_in_it) first.sent();
+    if (idle || !piece->frames.empty()) {
+      const net::const_buffer body = idle ? net::buffer(kKeepAlive.data(), kKeepAlive.size())
+                                          : net::const_buffer(net::buffer(piece->frames));
+      auto [ec, n] = co_await net::async_write(stream, http::make_chunk(body), kTuple);
+      if (ec) co_return false;  // the client went away
+    }
+    if (!idle) first.sent();
   }
   if (direct.broken()) co_return false;
   auto [ec, n] = co_await net::async_write(stream, http::make_chunk_last(), kTuple);
