@@ -70,11 +70,16 @@ TEST_CASE("an SSE frame: event line, data line, blank line; no event line withou
 namespace {
 using amplifier::host::serve::DirectWrite;
 
-// A direct writer that records what it was given and answers as told.
-struct FakeSocket {
+// A stream with a waker that counts and a direct writer that records what it was given and
+// answers as told.
+struct DirectStream {
+  EventStream stream;
+  int wakes = 0;
   std::string written;
   DirectWrite answer = DirectWrite::Sent;
-  void attach(EventStream &stream) {
+  std::string out;  // what take() gave the connection
+  DirectStream() {
+    stream.set_waker([this] { ++wakes; });
     stream.set_direct_writer([this](std::string_view frame) {
       if (answer == DirectWrite::Sent) written += frame;
       return answer;
@@ -83,57 +88,44 @@ struct FakeSocket {
 };
 }  // namespace
 
-TEST_CASE("while the connection is parked, frames go straight to the writer without a wake") {
-  EventStream stream;
-  int wakes = 0;
-  stream.set_waker([&] { ++wakes; });
-  FakeSocket socket;
-  socket.attach(stream);
+TEST_CASE_FIXTURE(
+    DirectStream,
+    "while the connection is parked, frames go straight to the writer without a wake") {
   stream.push("queued");  // not parked yet: the connection takes it
   CHECK(wakes == 1);
-  std::string out;
   CHECK(stream.take(out));
   CHECK(out == "queued");
   CHECK(stream.park());
   stream.push("a");
   stream.push("b");
-  CHECK(socket.written == "ab");
+  CHECK(written == "ab");
   CHECK(wakes == 1);
   CHECK(stream.parked());
   CHECK(stream.take(out));
   CHECK(out.empty());
   stream.push("c");  // claimed by take(): queued for the connection again
-  CHECK(socket.written == "ab");
+  CHECK(written == "ab");
   CHECK(stream.take(out));
   CHECK(out == "c");
 }
 
-TEST_CASE("a frame the writer could not finish unparks and wakes; later ones queue behind it") {
-  EventStream stream;
-  int wakes = 0;
-  stream.set_waker([&] { ++wakes; });
-  FakeSocket socket;
-  socket.attach(stream);
+TEST_CASE_FIXTURE(
+    DirectStream,
+    "a frame the writer could not finish unparks and wakes; later ones queue behind it") {
   CHECK(stream.park());
-  socket.answer = DirectWrite::Kept;
+  answer = DirectWrite::Kept;
   stream.push("partly sent");
   CHECK(wakes == 1);
   CHECK_FALSE(stream.parked());
-  socket.answer = DirectWrite::Sent;
+  answer = DirectWrite::Sent;
   stream.push("after");  // must not overtake what the writer kept
-  CHECK(socket.written.empty());
-  std::string out;
+  CHECK(written.empty());
   CHECK(stream.take(out));
   CHECK(out == "after");
 }
 
-TEST_CASE("park() refuses while frames or the end are waiting; the end unparks and wakes") {
-  EventStream stream;
-  int wakes = 0;
-  stream.set_waker([&] { ++wakes; });
-  FakeSocket socket;
-  socket.attach(stream);
-  std::string out;
+TEST_CASE_FIXTURE(DirectStream,
+                  "park() refuses while frames or the end are waiting; the end unparks and wakes") {
   CHECK(stream.take(out));
   stream.push("x");
   CHECK_FALSE(stream.park());
@@ -146,13 +138,12 @@ TEST_CASE("park() refuses while frames or the end are waiting; the end unparks a
   CHECK_FALSE(stream.park());
 }
 
-TEST_CASE("abandon() drops the direct writer: nothing is written to a connection that is gone") {
-  EventStream stream;
-  FakeSocket socket;
-  socket.attach(stream);
+TEST_CASE_FIXTURE(
+    DirectStream,
+    "abandon() drops the direct writer: nothing is written to a connection that is gone") {
   CHECK(stream.park());
   stream.abandon();
   CHECK_FALSE(stream.parked());
   stream.push("lost");
-  CHECK(socket.written.empty());
+  CHECK(written.empty());
 }
