@@ -214,9 +214,12 @@ std::string histogram_quantile(const std::string &metrics, double q) {
     buckets.emplace_back(metrics.substr(at, quote - at), std::stod(metrics.substr(space + 1)));
   }
   if (buckets.empty() || buckets.back().second == 0) return "n/a";
-  for (const auto &[bound, count] : buckets)
-    if (count >= q * buckets.back().second)
-      return bound == "+Inf" ? "> 5 s" : fmt::format("<= {:g} ms", std::stod(bound) * 1000);
+  std::string below;  // the last finite bound passed
+  for (const auto &[bound, count] : buckets) {
+    if (bound == "+Inf") return "> " + below;
+    below = fmt::format("{:g} ms", std::stod(bound) * 1000);
+    if (count >= q * buckets.back().second) return "<= " + below;
+  }
   return "n/a";
 }
 
