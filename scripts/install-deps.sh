@@ -2,7 +2,7 @@
 # Installs every build and test dependency from Debian packages. Idempotent.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config mold  # mold: the linker (CMakeLists.txt, AMP_USE_MOLD)
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libyaml-cpp-dev doctest-dev libcli11-dev libfmt-dev libssl-dev
   libedit-dev tmux ca-certificates ccache

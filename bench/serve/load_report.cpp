@@ -26,10 +26,6 @@ Spread spread_of(std::vector<double> values) {
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-std::int64_t ns_of(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
 // The union of the tool sessions' tool:pre -> tool:post intervals, sorted (steady ns).
 std::vector<std::pair<std::int64_t, std::int64_t>> tool_windows(const LoadRun &run) {
   std::vector<std::pair<std::int64_t, std::int64_t>> spans, merged;

@@ -27,12 +27,6 @@ bool is_number_in(const std::string &typed, std::size_t count, std::size_t &numb
   return number >= 1 && number <= count;
 }
 
-std::string trimmed(const std::string &text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 std::string numbered(const std::vector<std::string> &items, std::size_t limit) {
   std::string line = " ";
   for (std::size_t i = 0; i < items.size() && i < limit; ++i)

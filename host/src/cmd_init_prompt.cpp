@@ -57,12 +57,6 @@ std::string read_line() {
   return line;
 }
 
-std::string trimmed(const std::string &text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 }  // namespace
 
 void Prompter::say(const std::string &text) const {
@@ -93,6 +87,12 @@ char Prompter::pick(const std::string &question, const std::string &letters, cha
 
 bool Prompter::yes_no(const std::string &question, bool fallback) const {
   return pick(question + (fallback ? " [Y/n]: " : " [y/N]: "), "yn", fallback ? 'y' : 'n') == 'y';
+}
+
+std::string trimmed(const std::string &text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
 }  // namespace amplifier::host::init

@@ -26,4 +26,7 @@ class Prompter {
   bool yes_no(const std::string &question, bool fallback) const;
 };
 
+// `text` without the spaces and tabs around it (an answer typed at a prompt).
+std::string trimmed(const std::string &text);
+
 }  // namespace amplifier::host::init

@@ -1,7 +1,10 @@
 // The `amplifier` subcommands. Each registers itself on the CLI11 app; the callback it sets
 // stores the process exit code in `exit_code`.
 #pragma once
-#include <CLI/App.hpp>
+// All of CLI11, not only App.hpp: App makes a ConfigTOML and a Formatter, whose virtual
+// functions are defined inline in their own headers; a program that links host code but not
+// main.cpp (the tests, through amp_host) would miss their vtables.
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 

@@ -13,13 +13,13 @@
 namespace amplifier {
 namespace {
 
-constexpr std::string_view kComponent = "calls";
+constexpr std::string_view kCallsLog = "calls";
 
 // Process-wide so an id is never reused, even across sessions.
 std::atomic<amp_call_id> next_call_id{1};
 
 void violation(const MountedModule *reporter, const std::string &what) {
-  log(LogLevel::Warning, kComponent,
+  log(LogLevel::Warning, kCallsLog,
       fmt::format("protocol violation by module '{}': {}",
                   reporter ? std::string(reporter->id()) : std::string("?"), what));
 }
@@ -207,7 +207,7 @@ void CallRegistry::finish_locked(CallRecord &call, amp_status status,
   try {
     if (call.observer.on_finish) call.observer.on_finish(call.id, status, payload_json);
   } catch (const std::exception &e) {
-    log(LogLevel::Error, kComponent, fmt::format("call {} observer threw: {}", call.id, e.what()));
+    log(LogLevel::Error, kCallsLog, fmt::format("call {} observer threw: {}", call.id, e.what()));
   }
   forget(call.id);
 }

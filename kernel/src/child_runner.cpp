@@ -11,7 +11,7 @@ namespace amplifier {
 namespace json = boost::json;
 
 namespace {
-constexpr std::string_view kComponent = "children";
+constexpr std::string_view kChildrenLog = "children";
 
 std::string error_payload(std::string_view kind, std::string_view message,
                           std::string_view session_id = {}) {
@@ -193,7 +193,7 @@ bool ChildRunner::close(std::chrono::milliseconds grace) {
   on_parent_cancel(CancelLevel::Immediate);
   std::unique_lock lock(mutex_);
   if (idle_.wait_for(lock, grace, [&] { return running_.empty(); })) return true;
-  log(LogLevel::Error, kComponent,
+  log(LogLevel::Error, kChildrenLog,
       fmt::format("{} child session(s) still running as their parent ends; they end on their own",
                   running_.size()));
   return false;

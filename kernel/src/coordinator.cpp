@@ -16,7 +16,7 @@
 namespace amplifier {
 namespace {
 
-constexpr std::string_view kComponent = "coordinator";
+constexpr std::string_view kCoordinatorLog = "coordinator";
 // How long unmounting waits for a module's calls to end after cancelling them.
 constexpr auto kUnmountGrace = std::chrono::seconds(5);
 
@@ -158,7 +158,7 @@ void Coordinator::mount_tools(MountedModule &m, boost::json::array specs) {
   for (auto &spec : specs) {
     std::string tool_name(spec.as_object().at("name").as_string());
     if (tools_by_name_.count(tool_name)) {
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kCoordinatorLog,
           fmt::format("tool '{}' from module '{}' is already mounted; keeping the first",
                       tool_name, m.id()));
       continue;
@@ -190,7 +190,7 @@ void Coordinator::compile_tool_schema(const MountedModule &m, const std::string 
   try {
     tool_schemas_[tool_name] = std::make_shared<const JsonSchema>(*parameters);
   } catch (const std::exception &e) {
-    log(LogLevel::Warning, kComponent,
+    log(LogLevel::Warning, kCoordinatorLog,
         fmt::format("tool '{}' of module '{}' has a schema that does not compile ({}); its input "
                     "is not validated", tool_name, m.id(), e.what()));
   }
@@ -310,7 +310,7 @@ void end_calls(Coordinator &coordinator, CallRegistry &calls, MountedModule &m,
   if (calls.wait_idle(&m, kUnmountGrace, role)) return;
   for (auto &call : calls.in_flight(&m, role))
     calls.finish_by_kernel(call, AMP_CANCELLED, std::string(why));
-  log(LogLevel::Warning, kComponent,
+  log(LogLevel::Warning, kCoordinatorLog,
       fmt::format("module '{}': {} did not end when cancelled", m.id(),
                   role == CallRegistry::Role::callee ? "calls it served" : "calls it started"));
 }
@@ -353,7 +353,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
   }
   expedite_delayed_work(m);
   if (!contributors_idle || !wait_invocations_done(m, kUnmountGrace)) {
-    log(LogLevel::Error, kComponent,
+    log(LogLevel::Error, kCoordinatorLog,
         fmt::format("module '{}' is still running code after its calls ended; it is left "
                     "loaded and not destroyed", m.id()));
     return false;
@@ -365,7 +365,7 @@ bool Coordinator::destroy_instance(MountedModule &m) {
 
 void Coordinator::unmount_all() {
   if (!wait_turn_returned(kUnmountGrace))
-    log(LogLevel::Error, kComponent,
+    log(LogLevel::Error, kCoordinatorLog,
         fmt::format("orchestrator '{}' is still running a turn; unmounting without waiting for it",
                     orchestrator_ ? orchestrator_->id() : std::string_view("?")));
   while (!mounted_.empty()) unmount_last();
@@ -454,7 +454,7 @@ boost::json::array Coordinator::collect(std::string_view channel) const {
     try {
       out.push_back(boost::json::object{{"name", c.name}, {"value", c.fn()}});
     } catch (const std::exception &e) {
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kCoordinatorLog,
           fmt::format("contributor '{}' to channel '{}' failed and was skipped: {}", c.name,
                       channel, e.what()));
     }
@@ -482,7 +482,7 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
     auto *decision = answer.if_contains("decision");
     if (decision && decision->is_string()) return answer;
   } catch (const std::exception &e) {
-    log(LogLevel::Error, kComponent, fmt::format("asking for approval failed: {}", e.what()));
+    log(LogLevel::Error, kCoordinatorLog, fmt::format("asking for approval failed: {}", e.what()));
   }
   return {{"decision", "deny"}, {"reason", "asking for approval failed"}};
 }
@@ -666,7 +666,7 @@ void Coordinator::arm_call_deadline(MountedModule &m, const std::shared_ptr<Call
     const std::string message =
         fmt::format("module '{}' did not end the call within its timeout of {} ms", m.mount_name,
                     m.call_timeout.count());
-    log(LogLevel::Warning, kComponent, message);
+    log(LogLevel::Warning, kCoordinatorLog, message);
     cancel_call(running->id, CancelLevel::Immediate);
     calls_->finish_by_kernel(running, AMP_ERROR,
                              boost::json::serialize(boost::json::object{

@@ -44,7 +44,7 @@ struct HookEvent::Defaults {
 
 namespace {
 
-constexpr std::string_view kComponent = "hooks";
+constexpr std::string_view kHooksLog = "hooks";
 
 struct HandlerEntry {
   HookRegistry::HandlerId id = 0;
@@ -321,7 +321,7 @@ class ResultCombiner {
  private:
   void apply_modify(json::value &&data, const HandlerEntry &from) {
     if (!data.is_object()) {
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kHooksLog,
           fmt::format("handler {} returned modify for '{}' without an object `data`; ignored",
                       from.label(), event_.name()));
       return;
@@ -339,7 +339,7 @@ class ResultCombiner {
     if (injection.text.size() > limit) {
       const std::size_t original = injection.text.size();
       truncate_utf8(injection.text, limit);
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kHooksLog,
           fmt::format("injection from handler {} for '{}' truncated from {} to {} bytes "
                       "(limits: {} per injection, {} per emit)",
                       from.label(), event_.name(), original, injection.text.size(),
@@ -532,7 +532,7 @@ struct HookRegistry::Impl {
       why = e.what();
     } catch (...) {
     }
-    log(LogLevel::Error, kComponent, fmt::format("handler {} for '{}' failed: {}", entry.label(), event, why));
+    log(LogLevel::Error, kHooksLog, fmt::format("handler {} for '{}' failed: {}", entry.label(), event, why));
   }
 
   // Runs `handlers` on `event`, folding their results into `combined`.

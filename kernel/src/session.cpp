@@ -22,7 +22,7 @@
 namespace amplifier {
 namespace {
 
-constexpr std::string_view kComponent = "session";
+constexpr std::string_view kSessionLog = "session";
 // After an immediate cancel, how long a turn may take to end before it is abandoned.
 constexpr auto kImmediateCancelGrace = std::chrono::seconds(10);
 // Once a turn has ended (or was abandoned), how long execute() waits for the orchestrator's
@@ -167,7 +167,7 @@ struct Session::Impl {
   void announce_failures(std::size_t from) {
     for (std::size_t i = from; i < failures.size(); ++i) {
       const auto &f = failures[i];
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kSessionLog,
           fmt::format("module '{}' ({}) was not mounted: {}", f.module, f.mount_point, f.error));
       hooks.emit(events::kModuleLoadFailed, boost::json::object{{"module", f.module},
                                                                 {"mount_point", f.mount_point},
@@ -186,7 +186,7 @@ Session::~Session() {
   try {
     cleanup();
   } catch (const std::exception &e) {
-    log(LogLevel::Error, kComponent, fmt::format("cleanup failed: {}", e.what()));
+    log(LogLevel::Error, kSessionLog, fmt::format("cleanup failed: {}", e.what()));
   }
 }
 
@@ -281,7 +281,7 @@ TurnResult Session::execute(std::string_view prompt) {
       // An orchestrator that ignores an immediate cancel is abandoned, never waited on forever.
       if (!wait->done_cv.wait_for(lock, kImmediateCancelGrace, [&] { return wait->done; })) {
         lock.unlock();
-        log(LogLevel::Error, kComponent,
+        log(LogLevel::Error, kSessionLog,
             fmt::format("orchestrator '{}' did not stop within {} s of an immediate cancel; its "
                         "turn is abandoned",
                         orchestrator, kImmediateCancelGrace.count()));
@@ -301,7 +301,7 @@ TurnResult Session::execute(std::string_view prompt) {
   // The turn has ended; its execute normally returns right after. One that does not (it ignored
   // the cancel) is not waited on forever: the session goes on, and unmounting keeps it loaded.
   if (!s.coordinator->wait_turn_returned(kTurnReturnGrace))
-    log(LogLevel::Error, kComponent,
+    log(LogLevel::Error, kSessionLog,
         fmt::format("orchestrator '{}' is still running after its turn ended; the session goes on "
                     "without waiting for it",
                     orchestrator));

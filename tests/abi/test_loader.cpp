@@ -2,6 +2,8 @@
 // error that names it and says why; good ones load once and are shared.
 #include "amplifier/module_loader.hpp"
 
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -25,9 +27,7 @@ std::string load_error(amplifier::ModuleLoader &loader, const std::string &id) {
   return {};
 }
 
-bool contains(const std::string &text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 // A fresh directory that disappears with the object.
 struct TempDir {

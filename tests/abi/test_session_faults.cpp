@@ -4,6 +4,8 @@
 #include "session_harness.hpp"
 
 #include <boost/json/serialize.hpp>
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -26,9 +28,7 @@ providers:
          "\n" + std::string(tools_yaml);
 }
 
-bool contains(const std::string &text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 std::string error_kind(const amplifier::TurnResult &turn) {
   return turn.error.is_object() ? string_at(turn.error.as_object(), "kind") : std::string();

@@ -23,7 +23,7 @@ struct Scratch : host::Scratch {
     return o;
   }
   host::ProcessResult amplifier(const std::vector<std::string> &args) const {
-    return host::amplifier(args, options());
+    return host::run_amplifier(args, options());
   }
   fs::path plan(const std::string &name, const std::string &yaml) const {
     return write(name, yaml);
@@ -180,7 +180,7 @@ TEST_CASE("the shipped plan stores its session in the database of AMPLIFIER_PG_D
   const std::string dsn = fresh_database();
   host::ProcessOptions options = s.options();
   options.env.emplace_back("AMPLIFIER_PG_DSN", dsn);
-  auto run = host::amplifier(
+  auto run = host::run_amplifier(
       {"run", "--plan", AMP_SOURCE_DIR "/mount-plans/postgres.yaml", "list the files"}, options);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
@@ -208,7 +208,7 @@ TEST_CASE("a host killed while it holds a session: busy until its lease lapses, 
   options.signal_marker = R"("event":"tool:pre")";
   options.signal_to_send = SIGKILL;
   auto holder = std::async(std::launch::async, [&] {
-    return host::amplifier(
+    return host::run_amplifier(
         {"run", "--plan", blocking.string(), "--format", "jsonl", "--resume", id, "work"}, options);
   });
   const auto holder_killed = [&] {
@@ -248,7 +248,7 @@ TEST_CASE("module validate: the structural checks, and the behavioural ones on a
   // create-destroy mounts an instance, which connects: the database comes from the environment.
   host::ProcessOptions options = s.options();
   options.env.emplace_back("AMPLIFIER_PG_DSN", fresh_database());
-  auto structural = host::amplifier({"module", "validate", kModule}, options);
+  auto structural = host::run_amplifier({"module", "validate", kModule}, options);
   INFO(structural.out << structural.err);
   CHECK(structural.exit_code == 0);
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -107,7 +107,7 @@ TEST_CASE("a delegated child runs as its own session and its answer is the tool 
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "Find the answer", context_depth: all}}]}, {text: "Parent done."}])",
           R"([{text: "Child answer: 42"}])", "{}", "context-persistent"));
   auto o = s.options();
-  auto run = amplifier({"run", "--plan", file.string(), "--format", "jsonl", "What is it?"}, o);
+  auto run = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "What is it?"}, o);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const auto events = events_of(run.out);
@@ -165,7 +165,7 @@ TEST_CASE("several delegate calls of one response run at the same time") {
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "one"}}, {name: delegate, input: {agent: researcher, instruction: "two"}}, {name: delegate, input: {agent: self, instruction: "three"}}]}, {text: "All done."}])",
           R"([{text: "slow answer", delay_ms: 700}])"));
   auto o = s.options();
-  auto run = amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
+  auto run = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const auto events = events_of(run.out);
@@ -204,7 +204,7 @@ TEST_CASE("Ctrl-C reaches a running child, and the run ends cancelled") {
   o.signal_marker = "\"delegate:agent_spawned\"";
   o.signal_to_send = SIGINT;
   o.timeout = std::chrono::seconds(60);
-  auto run = amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
+  auto run = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
   INFO(run.err);
   CHECK(run.exit_code == 130);
   CHECK(run.signal_to_exit < std::chrono::seconds(20));
@@ -229,7 +229,7 @@ TEST_CASE("a delegate call with a session_id continues that child's conversation
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "remember 7"}}]}, {text: "ok"}])",
           R"([{text: "noted"}, {text: "it was 7"}])", "{}", "context-persistent"));
   auto o = s.options();
-  auto first = amplifier({"run", "--plan", first_plan.string(), "--format", "jsonl", "go"}, o);
+  auto first = run_amplifier({"run", "--plan", first_plan.string(), "--format", "jsonl", "go"}, o);
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
   const auto forks = named(events_of(first.out), "session:fork");
@@ -242,7 +242,7 @@ TEST_CASE("a delegate call with a session_id continues that child's conversation
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "what was it?", session_id: ")" +
               child + R"("}}]}, {text: "ok"}])",
           R"([{text: "it was 7"}])", "{}", "context-persistent"));
-  auto second = amplifier({"run", "--plan", second_plan.string(), "--format", "jsonl", "again"}, o);
+  auto second = run_amplifier({"run", "--plan", second_plan.string(), "--format", "jsonl", "again"}, o);
   INFO(second.err);
   REQUIRE(second.exit_code == 0);
   const auto events = events_of(second.out);
@@ -260,7 +260,7 @@ TEST_CASE("a delegate call with a session_id continues that child's conversation
       plan(
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "x", session_id: "no-such-session"}}]}, {text: "went on"}])",
           R"([{text: "?"}])", "{}", "context-persistent"));
-  auto third = amplifier({"run", "--plan", third_plan.string(), "--format", "jsonl", "x"}, o);
+  auto third = run_amplifier({"run", "--plan", third_plan.string(), "--format", "jsonl", "x"}, o);
   REQUIRE(third.exit_code == 0);
   const auto posts = named(events_of(third.out), "tool:post");
   REQUIRE(posts.size() == 1);
@@ -276,7 +276,7 @@ TEST_CASE("an unknown agent and too deep a nesting are errors the model reads") 
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "deeper"}}]}, {text: "child done"}])",
           "{allow_nesting: true, max_depth: 1}"));
   auto o = s.options();
-  auto run = amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
+  auto run = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"}, o);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const auto events = events_of(run.out);
@@ -295,7 +295,7 @@ TEST_CASE("amplifier agents list and show") {
           "---\ndescription: Helps out\ninherit: {tools: none}\n---\nYou help.\n");
   auto file = s.write("plan.yaml", plan("[]", "[]"));
   auto o = s.options();
-  auto list = amplifier({"agents", "list", "--plan", file.string()}, o);
+  auto list = run_amplifier({"agents", "list", "--plan", file.string()}, o);
   INFO(list.err);
   REQUIRE(list.exit_code == 0);
   CHECK(list.out.find("helper") != std::string::npos);
@@ -303,18 +303,18 @@ TEST_CASE("amplifier agents list and show") {
   CHECK(list.out.find("researcher") != std::string::npos);
   CHECK(list.out.find("helper") < list.out.find("researcher"));  // the project's first
 
-  auto json_list = amplifier({"agents", "list", "--plan", file.string(), "--format", "json"}, o);
+  auto json_list = run_amplifier({"agents", "list", "--plan", file.string(), "--format", "json"}, o);
   REQUIRE(json_list.exit_code == 0);
   CHECK(json::parse(json_list.out).as_array().size() == 2);
 
-  auto show = amplifier({"agents", "show", "helper", "--plan", file.string()}, o);
+  auto show = run_amplifier({"agents", "show", "helper", "--plan", file.string()}, o);
   REQUIRE(show.exit_code == 0);
   CHECK(show.out.find("You help.") != std::string::npos);
   CHECK(show.out.find("inherits:     tools: none") != std::string::npos);
   CHECK(show.out.find("tool-filesystem") == std::string::npos);  // inherits no tools
   CHECK(show.out.find("orchestrator") != std::string::npos);
 
-  auto missing = amplifier({"agents", "show", "nobody", "--plan", file.string()}, o);
+  auto missing = run_amplifier({"agents", "show", "nobody", "--plan", file.string()}, o);
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("no agent named 'nobody'") != std::string::npos);
 }

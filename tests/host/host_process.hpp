@@ -40,7 +40,7 @@ struct Scratch : amp_test::TempDir {
   }
 };
 
-inline ProcessResult amplifier(const std::vector<std::string> &args, const ProcessOptions &o) {
+inline ProcessResult run_amplifier(const std::vector<std::string> &args, const ProcessOptions &o) {
   std::vector<std::string> argv{kAmplifier};
   argv.insert(argv.end(), args.begin(), args.end());
   return amp_test::run_process(argv, o);

@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 using amp_test::ProcessOptions;
 using amp_test::ProcessResult;
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 
 namespace {
@@ -50,7 +50,7 @@ TEST_CASE("every command answers --help") {
   for (auto args : std::vector<std::vector<std::string>>{
            {"--help"}, {"run", "--help"}, {"modules", "--help"}, {"modules", "list", "--help"},
            {"plan", "--help"}, {"plan", "check", "--help"}}) {
-    auto r = amplifier(args, s.options());
+    auto r = run_amplifier(args, s.options());
     CHECK_MESSAGE(r.exit_code == 0, args.front());
     CHECK(r.out.find("Usage") != std::string::npos);
   }
@@ -59,7 +59,7 @@ TEST_CASE("every command answers --help") {
 TEST_CASE("run on the default plan answers offline after a real tool call") {
   Scratch s;
   s.write("marker-file-for-the-test.txt", "x\n");
-  auto r = amplifier({"run", "hello"}, s.options());
+  auto r = run_amplifier({"run", "hello"}, s.options());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("built-in offline plan") != std::string::npos);
@@ -76,7 +76,7 @@ TEST_CASE("run on the default plan answers offline after a real tool call") {
 
 TEST_CASE("--format jsonl shows every event of a whole tool loop") {
   Scratch s;
-  auto r = amplifier({"run", "--format", "jsonl", "list the files"}, s.options());
+  auto r = run_amplifier({"run", "--format", "jsonl", "list the files"}, s.options());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto events = parse_jsonl(r.out);
@@ -105,7 +105,7 @@ TEST_CASE("a prompt can come from standard input") {
   o.stdin_text = "echo this back please\n";
   auto plan = s.write("plan.yaml", "session: {orchestrator: loop-basic, context: context-simple}\n"
                                    "providers: [{module: provider-mock}]\n");
-  auto r = amplifier({"run", "--plan", plan.string(), "-"}, o);
+  auto r = run_amplifier({"run", "--plan", plan.string(), "-"}, o);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("echo this back please") != std::string::npos);
@@ -114,19 +114,19 @@ TEST_CASE("a prompt can come from standard input") {
 TEST_CASE("bad input gives one clear line and a failing exit code") {
   Scratch s;
   SUBCASE("empty prompt") {
-    auto r = amplifier({"run", "  "}, s.options());
+    auto r = run_amplifier({"run", "  "}, s.options());
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("prompt is empty") != std::string::npos);
   }
   SUBCASE("YAML syntax error names file, line and column") {
     auto plan = s.write("broken.yaml", "session:\n  orchestrator: [loop-basic\n");
-    auto r = amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
+    auto r = run_amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("broken.yaml:") != std::string::npos);
   }
   SUBCASE("a missing orchestrator is fatal") {
     auto plan = s.write("plan.yaml", "session: {orchestrator: no-such-loop, context: context-simple}\n");
-    auto r = amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
+    auto r = run_amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("no-such-loop") != std::string::npos);
     CHECK(r.err.find("not found") != std::string::npos);
@@ -138,7 +138,7 @@ TEST_CASE("a missing tool module is announced, and the session still runs") {
   auto plan = s.write("plan.yaml", "session: {orchestrator: loop-basic, context: context-simple}\n"
                                    "providers: [{module: provider-mock}]\n"
                                    "tools: [{module: tool-does-not-exist}]\n");
-  auto r = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "hi"}, s.options());
+  auto r = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "hi"}, s.options());
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("tool-does-not-exist") != std::string::npos);
@@ -148,7 +148,7 @@ TEST_CASE("a missing tool module is announced, and the session still runs") {
 
 TEST_CASE("modules list shows every built module with kind, version and ABI") {
   Scratch s;
-  auto r = amplifier({"modules", "list"}, s.options());
+  auto r = run_amplifier({"modules", "list"}, s.options());
   REQUIRE(r.exit_code == 0);
   for (auto id : {"provider-mock", "loop-basic", "context-simple", "tool-filesystem", "hooks-logging"})
     CHECK_MESSAGE(r.out.find(id) != std::string::npos, id);
@@ -157,7 +157,7 @@ TEST_CASE("modules list shows every built module with kind, version and ABI") {
 
   auto o = s.options();
   o.env.emplace_back("AMPLIFIER_MODULE_PATH", AMP_TEST_MODULE_DIR);
-  auto broken = amplifier({"modules", "list", "--json"}, o);
+  auto broken = run_amplifier({"modules", "list", "--json"}, o);
   CHECK(broken.exit_code == 0);  // broken files are reported, not fatal
   auto rows = boost::json::parse(broken.out).as_array();
   bool saw_error = false, saw_c_module = false;
@@ -174,7 +174,7 @@ TEST_CASE("plan check validates shape and modules, naming every problem") {
   Scratch s;
   auto good = s.write("good.yaml", "session: {orchestrator: loop-basic, context: context-simple}\n"
                                    "providers: [{module: provider-mock}]\n");
-  auto r = amplifier({"plan", "check", good.string()}, s.options());
+  auto r = run_amplifier({"plan", "check", good.string()}, s.options());
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("ok") != std::string::npos);
 
@@ -185,7 +185,7 @@ TEST_CASE("plan check validates shape and modules, naming every problem") {
                                  "  - module: tool-filesystem\n"
                                  "tools:\n"
                                  "  - module: nothing-here\n");
-  r = amplifier({"plan", "check", bad.string()}, s.options());
+  r = run_amplifier({"plan", "check", bad.string()}, s.options());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("bad.yaml:5:") != std::string::npos);  // wrong kind, on its line
   CHECK(r.err.find("tool module") != std::string::npos);
@@ -205,7 +205,7 @@ TEST_CASE("run: escape sequences in the model's text are shown, not obeyed") {
         "  - module: provider-mock\n"
         "    config: {chunk_size: 3, responses: [{text: \"H\\xe9llo \\e]52;c;cm0gLXJmIH4=\\a "
         "w\\xf6rld\\e[2A\\e[2K\\r\\t\\u2713\"}]}\n");
-    auto r = amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
+    auto r = run_amplifier({"run", "--plan", plan.string(), "hi"}, s.options());
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find('\x1b') == std::string::npos);

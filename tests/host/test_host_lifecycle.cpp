@@ -11,7 +11,7 @@
 #include <vector>
 
 using namespace std::chrono_literals;
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 using Clock = std::chrono::steady_clock;
 
@@ -45,7 +45,7 @@ TEST_CASE("amplifier run exits as soon as its work is done") {
   std::vector<Clock::duration> runs, baselines;
   auto timed = [&](const std::vector<std::string> &args) {
     const auto start = Clock::now();
-    auto r = amplifier(args, s.options());
+    auto r = run_amplifier(args, s.options());
     const auto wall = Clock::now() - start;
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
@@ -76,7 +76,7 @@ TEST_CASE("SIGTERM stops a running turn at once and exits 130") {
   auto o = s.options();
   o.signal_marker = "content_block:delta";
   o.signal_to_send = SIGTERM;
-  auto r = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
+  auto r = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
   INFO(r.err);
   CHECK(r.exit_code == 130);
   CHECK(r.err.find("the turn was cancelled") != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("one SIGINT lets the running step finish, starts nothing new, and exit
   auto o = s.options();
   o.signal_marker = "content_block:delta";
   o.signal_to_send = SIGINT;
-  auto r = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
+  auto r = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, o);
   INFO(r.err);
   CHECK(r.exit_code == 130);
   CHECK(r.err.find("cancelling after the running step") != std::string::npos);

@@ -61,7 +61,7 @@ TEST_CASE("the built-in plan picks Anthropic, then OpenAI, Azure OpenAI, Gemini 
                         o.unset_env.end());
       o.env.emplace_back(name, value);
     }
-    auto r = amp_host_test::amplifier({"run", "--format", "jsonl", "hi"}, o);
+    auto r = amp_host_test::run_amplifier({"run", "--format", "jsonl", "hi"}, o);
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK(r.err.find(std::string("using the built-in plan on ") + c.provider) !=

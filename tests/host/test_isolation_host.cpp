@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 
 namespace {
@@ -45,7 +45,7 @@ hooks:
   // The hook says hello when it is created; the turn then hangs in it, with no timeout.
   o.signal_marker = "hello from pid";
   o.signal_to_send = SIGKILL;
-  auto r = amplifier({"run", "--plan", plan.string(), "hi"}, o);
+  auto r = run_amplifier({"run", "--plan", plan.string(), "hi"}, o);
   INFO(r.err);
   CHECK(r.err.find("[crash-hook [pid ") != std::string::npos);  // its stderr, under its name
   pid_t pid = 0;

@@ -4,6 +4,8 @@
 #include "host_process.hpp"
 
 #include <boost/json/parse.hpp>
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -11,7 +13,7 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 using amp_test::ProcessOptions;
 
@@ -20,9 +22,7 @@ namespace {
 const fs::path kTestModules = AMP_TEST_MODULE_DIR;
 const fs::path kModules = AMP_MODULE_DIR;
 
-bool contains(const std::string &text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 fs::path user_folder(const Scratch &s) { return s.dir / "home/.local/share/amplifier/modules"; }
 
@@ -31,7 +31,7 @@ std::vector<boost::json::object> listed(const Scratch &s, const std::string &id,
                                         const ProcessOptions *options = nullptr) {
   std::vector<std::string> args{"module", "list", "--json"};
   if (all) args.push_back("--all");
-  auto r = amplifier(args, options ? *options : s.options());
+  auto r = run_amplifier(args, options ? *options : s.options());
   REQUIRE(r.exit_code == 0);
   std::vector<boost::json::object> rows;
   const boost::json::value parsed = boost::json::parse(r.out);
@@ -71,7 +71,7 @@ TEST_CASE("module install puts a module in the user folder; list, show, run and 
   const fs::path download = s.dir / "download/tool-c-echo.so";
   fs::copy_file(kTestModules / "tool-c-echo.so", download);
 
-  auto installed = amplifier({"module", "install", download.string()}, s.options());
+  auto installed = run_amplifier({"module", "install", download.string()}, s.options());
   INFO(installed.err);
   REQUIRE(installed.exit_code == 0);
   CHECK(contains(installed.out, "installed tool-c-echo"));
@@ -82,24 +82,24 @@ TEST_CASE("module install puts a module in the user folder; list, show, run and 
   CHECK(rows[0].at("origin").as_string() == "user folder");
   CHECK(rows[0].at("source").as_string() == download.string());
 
-  auto shown = amplifier({"module", "show", "tool-c-echo"}, s.options());
+  auto shown = run_amplifier({"module", "show", "tool-c-echo"}, s.options());
   CHECK(shown.exit_code == 0);
   CHECK(contains(shown.out, "found in:    user folder"));
   CHECK(contains(shown.out, "source:      " + download.string()));
 
   // A plan names the id only: the user folder is on the default search path.
   auto plan = s.write("plan.yaml", plan_calling("module: tool-c-echo", "c_upper", "{text: abc}"));
-  auto run = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto run = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   INFO(run.err);
   CHECK(run.exit_code == 0);
   CHECK(contains(run.out, "\"output\":\"ABC\""));
 
-  auto removed = amplifier({"module", "remove", "tool-c-echo"}, s.options());
+  auto removed = run_amplifier({"module", "remove", "tool-c-echo"}, s.options());
   CHECK(removed.exit_code == 0);
   CHECK_FALSE(fs::exists(user_folder(s) / "tool-c-echo.so"));
   CHECK_FALSE(fs::exists(user_folder(s) / "tool-c-echo.source.json"));
   CHECK(listed(s, "tool-c-echo").empty());
-  auto again = amplifier({"module", "remove", "tool-c-echo"}, s.options());
+  auto again = run_amplifier({"module", "remove", "tool-c-echo"}, s.options());
   CHECK(again.exit_code == 1);
   CHECK(contains(again.err, "not installed"));
 }
@@ -107,7 +107,7 @@ TEST_CASE("module install puts a module in the user folder; list, show, run and 
 TEST_CASE("a module found in two places: the user folder wins, --all and show name both") {
   Scratch s;
   auto installed =
-      amplifier({"module", "install", (kModules / "provider-mock.so").string()}, s.options());
+      run_amplifier({"module", "install", (kModules / "provider-mock.so").string()}, s.options());
   REQUIRE(installed.exit_code == 0);
 
   auto rows = listed(s, "provider-mock");
@@ -120,7 +120,7 @@ TEST_CASE("a module found in two places: the user folder wins, --all and show na
   CHECK(all[1].at("origin").as_string() == "built-in");
   CHECK(all[1].at("shadowed").as_bool() == true);
 
-  auto shown = amplifier({"module", "show", "provider-mock"}, s.options());
+  auto shown = run_amplifier({"module", "show", "provider-mock"}, s.options());
   CHECK(contains(shown.out, "found in:    user folder"));
   CHECK(contains(shown.out, "also in:     " + (kModules / "provider-mock.so").string()));
   CHECK(contains(shown.out, "config fields:"));
@@ -130,7 +130,7 @@ TEST_CASE("AMPLIFIER_MODULE_<ID> overrides every other place, and says so") {
   Scratch s;
   auto o = s.options();
   o.env.emplace_back("AMPLIFIER_MODULE_TOOL_C_ECHO", (kTestModules / "tool-c-echo.so").string());
-  auto shown = amplifier({"module", "show", "tool-c-echo"}, o);
+  auto shown = run_amplifier({"module", "show", "tool-c-echo"}, o);
   INFO(shown.err);
   CHECK(shown.exit_code == 0);
   CHECK(contains(shown.out, "found in:    AMPLIFIER_MODULE_TOOL_C_ECHO"));
@@ -153,7 +153,7 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
   auto plan =
       s.write("plan.yaml", plan_calling("{module: tool-c-wordcount, source: \"" + source + "\"}",
                                         "wordcount", "{text: \"one two three\"}"));
-  auto first = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto first = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
   CHECK(contains(first.out, "\"words\":3"));
@@ -164,7 +164,7 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
   REQUIRE(cached.size() == 1);
   CHECK(fs::is_regular_file(cached[0] / "tool-c-wordcount.so"));
 
-  auto second = amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto second = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   CHECK(second.exit_code == 0);
   CHECK(contains(second.out, "\"words\":3"));
   CHECK_FALSE(contains(second.err, "fetching"));
@@ -175,15 +175,15 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
       plan_calling("{module: tool-c-wordcount, source: \"git+file://" + repo.string() + "@nope\"}",
                    "wordcount", "{text: x}"));
   auto failed =
-      amplifier({"run", "--plan", bad_ref.string(), "--format", "jsonl", "go"}, s.options());
+      run_amplifier({"run", "--plan", bad_ref.string(), "--format", "jsonl", "go"}, s.options());
   CHECK(contains(failed.err, "no branch or tag named 'nope'"));
   CHECK(contains(failed.out, "module:load_failed"));
 
   // module install from the same source: the same cached build.
-  auto installed = amplifier({"module", "install", source}, s.options());
+  auto installed = run_amplifier({"module", "install", source}, s.options());
   INFO(installed.err);
   CHECK(installed.exit_code == 0);
-  auto shown = amplifier({"module", "show", "tool-c-wordcount"}, s.options());
+  auto shown = run_amplifier({"module", "show", "tool-c-wordcount"}, s.options());
   CHECK(contains(shown.out, source + " (commit "));
 }
 
@@ -204,7 +204,7 @@ TEST_CASE("hostile ids and sources get one clear error line") {
       {{"module", "install", (kTestModules / "bad-abi-major.so").string()}, "major differs"},
   };
   for (const auto &c : cases) {
-    auto r = amplifier(c.args, s.options());
+    auto r = run_amplifier(c.args, s.options());
     CAPTURE(c.args.back());
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, c.expected));
@@ -214,7 +214,7 @@ TEST_CASE("hostile ids and sources get one clear error line") {
   auto plan = s.write("plan.yaml",
                       "session: {orchestrator: loop-basic, context: context-simple}\n"
                       "tools: [{module: tool-x, source: ./not-there}]\n");
-  auto checked = amplifier({"plan", "check", plan.string()}, s.options());
+  auto checked = run_amplifier({"plan", "check", plan.string()}, s.options());
   CHECK(checked.exit_code == 1);
   CHECK(contains(checked.out + checked.err, "tools[0].module: module 'tool-x': source " +
                                                 (s.dir / "not-there").string() + " does not exist"));
@@ -223,7 +223,7 @@ TEST_CASE("hostile ids and sources get one clear error line") {
   fs::copy_file(kTestModules / "tool-c-echo.so", s.dir / "tool-c-echo.so");
   auto o = s.options();
   o.env.emplace_back("AMPLIFIER_MODULE_PATH", ".:");
-  auto r = amplifier({"module", "show", "tool-c-echo"}, o);
+  auto r = run_amplifier({"module", "show", "tool-c-echo"}, o);
   CHECK(r.exit_code == 1);
   CHECK(contains(r.err, "not found"));
   CHECK(contains(r.err, "not an absolute path; ignored"));

@@ -7,7 +7,7 @@
 #include <regex>
 #include <string>
 
-using amp_host_test::amplifier;
+using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
 
 namespace {
@@ -31,7 +31,7 @@ tools:
   - {module: tool-filesystem, isolation: process, timeout: 2.5, config: {allowed_read_paths: ["."]}}
 )");
   auto o = s.options();
-  auto shown = amplifier({"plan", "show", top.string()}, o);
+  auto shown = run_amplifier({"plan", "show", top.string()}, o);
   INFO(shown.err);
   REQUIRE(shown.exit_code == 0);
   CHECK(shown.out.find("max_iterations: 9") != std::string::npos);
@@ -39,8 +39,8 @@ tools:
   CHECK(shown.out.find("# " + (s.dir / "base.yaml").string() + ":5") != std::string::npos);
   CHECK(shown.out.find("isolation: process") != std::string::npos);
   auto again_file = s.write("shown.yaml", shown.out);
-  auto again = amplifier({"plan", "show", again_file.string()}, o);
+  auto again = run_amplifier({"plan", "show", again_file.string()}, o);
   REQUIRE(again.exit_code == 0);
   CHECK(without_comments(again.out) == without_comments(shown.out));
-  CHECK(amplifier({"plan", "check", again_file.string()}, o).exit_code == 0);
+  CHECK(run_amplifier({"plan", "check", again_file.string()}, o).exit_code == 0);
 }

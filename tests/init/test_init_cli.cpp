@@ -5,6 +5,8 @@
 
 #include "amplifier/loopback/loopback_server.hpp"
 
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace init_test;
@@ -22,9 +24,7 @@ loopback::ScriptedResponse recorded_answer() {
 }
 constexpr const char *kRecordedAnswer = "Hi there! How can I assist you today?";
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 }  // namespace
 

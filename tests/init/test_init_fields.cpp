@@ -3,15 +3,15 @@
 // env_var, answers kept from an earlier run, and the provider's reason when the check fails.
 #include "settings_reader.hpp"
 
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace init_test;
 
 namespace {
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 amp_test::ProcessResult init_fields(const Scratch &s, std::vector<std::string> sets) {
   std::vector<std::string> args{"init", "--provider", "provider-init-fields"};

@@ -2,15 +2,15 @@
 // environment's guess, a broken file is a clear error, keys.env reaches every command.
 #include "settings_reader.hpp"
 
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace init_test;
 
 namespace {
 
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 }  // namespace
 

@@ -36,7 +36,7 @@ std::string mcp_plan() {
 TEST_CASE("amplifier run: the model calls an MCP tool and gets its result") {
   amp_host_test::Scratch scratch;
   const fs::path plan_file = scratch.write("plan.yaml", mcp_plan());
-  auto result = amp_host_test::amplifier(
+  auto result = amp_host_test::run_amplifier(
       {"run", "--plan", plan_file.string(), "--format", "jsonl", "add them"}, scratch.options());
   INFO("stderr: " << result.err);
   REQUIRE(result.exit_code == 0);

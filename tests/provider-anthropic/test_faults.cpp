@@ -14,12 +14,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::vector<std::size_t> kSmallPieces{9, 31, 4};
+const std::vector<std::size_t> kFaultPieces{9, 31, 4};
 
 std::string text_stream() { return fixture("anthropic_stream_text_recorded.sse"); }
 
 loopback::ScriptedResponse text_response() {
-  return loopback::ScriptedResponse::sse(text_stream(), kSmallPieces);
+  return loopback::ScriptedResponse::sse(text_stream(), kFaultPieces);
 }
 
 // The text stream broken off after its first content delta: the user has seen content.
@@ -218,7 +218,7 @@ TEST_CASE(
     std::string broken = sse;
     broken.insert(after_first_delta(sse), "event: content_block_delta\ndata: {not json}\n\n");
     loopback::LoopbackServer server;
-    server.set_default_response(loopback::ScriptedResponse::sse(broken, kSmallPieces));
+    server.set_default_response(loopback::ScriptedResponse::sse(broken, kFaultPieces));
     auto session = session_for(server);
     const Outcome outcome = run_call(*session);
     CHECK(outcome.status == AMP_ERROR);
@@ -232,7 +232,7 @@ TEST_CASE("an unknown event type in the stream is ignored") {
   sse.insert(after_first_delta(sse),
              "event: brand_new\ndata: {\"type\":\"brand_new\",\"index\":0}\n\n");
   loopback::LoopbackServer server;
-  server.enqueue(loopback::ScriptedResponse::sse(sse, kSmallPieces));
+  server.enqueue(loopback::ScriptedResponse::sse(sse, kFaultPieces));
   auto session = session_for(server);
   const Outcome outcome = run_call(*session);
   CHECK(outcome.status == AMP_OK);

@@ -14,10 +14,10 @@ namespace loopback = amplifier::loopback;
 
 namespace {
 
-const std::vector<std::size_t> kSmallPieces{5, 17, 3, 64};
+const std::vector<std::size_t> kReplayPieces{5, 17, 3, 64};
 
 loopback::ScriptedResponse sse_fixture(std::string_view name) {
-  return loopback::ScriptedResponse::sse(fixture(name), kSmallPieces);
+  return loopback::ScriptedResponse::sse(fixture(name), kReplayPieces);
 }
 
 std::string sse_event(std::string_view type, const json::object &data) {
@@ -241,7 +241,7 @@ TEST_CASE(
   TempDir dir;
   const ThinkingToolStream first = thinking_tool_stream("list_directory", "toolu_loop_1");
   loopback::LoopbackServer server;
-  server.enqueue(loopback::ScriptedResponse::sse(first.sse, kSmallPieces));
+  server.enqueue(loopback::ScriptedResponse::sse(first.sse, kReplayPieces));
   server.enqueue(sse_fixture("anthropic_stream_text_recorded.sse"));
   json::object config = loopback_config(server.base_url());
   config["extended_thinking"] = true;

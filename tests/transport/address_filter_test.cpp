@@ -13,12 +13,7 @@ using loopback::LoopbackProxy;
 using loopback::LoopbackServer;
 using loopback::ScriptedResponse;
 
-HttpRequest get(std::string url) {
-  HttpRequest request;
-  request.method = "GET";
-  request.url = std::move(url);
-  return request;
-}
+using testing::get;
 
 std::string port_of(const LoopbackServer &server) { return std::to_string(server.port()); }
 

@@ -15,7 +15,7 @@ using loopback::ScriptedResponse;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string fixture(const std::string &file) { return testing::read_file(testing::vendor_fixture_dir() / file); }
+using testing::fixture;
 
 std::vector<std::pair<std::string, std::string>> parse_events(const std::string &stream) {
   std::vector<std::pair<std::string, std::string>> events;

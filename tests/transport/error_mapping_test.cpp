@@ -30,9 +30,7 @@ ErrorMappingOptions identity(std::string provider, std::optional<std::string> mo
   return options;
 }
 
-std::string fixture(const std::string &file) {
-  return testing::read_file(testing::vendor_fixture_dir() / file);
-}
+using testing::fixture;
 
 TEST_CASE("errors: HTTP statuses map to kernel kinds") {
   const std::vector<std::pair<int, ErrorKind>> table{

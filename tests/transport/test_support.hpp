@@ -22,6 +22,15 @@ inline constexpr std::chrono::seconds kHangGuard{60};
 
 std::string read_file(const std::filesystem::path &path);
 std::filesystem::path vendor_fixture_dir();
+// A recorded vendor file's text (tests/fixtures/vendor/FILE).
+inline std::string fixture(const std::string &file) { return read_file(vendor_fixture_dir() / file); }
+// A GET of `url`, nothing else set.
+inline HttpRequest get(std::string url) {
+  HttpRequest request;
+  request.method = "GET";
+  request.url = std::move(url);
+  return request;
+}
 std::vector<std::filesystem::path> vendor_fixtures(std::string_view extension);
 
 // Options for tests: no proxy from the environment, short timeouts that still never fire on a

@@ -13,12 +13,7 @@ using loopback::LoopbackServer;
 using loopback::ScriptedResponse;
 using loopback::ServerOptions;
 
-HttpRequest get(const std::string &url) {
-  HttpRequest request;
-  request.method = "GET";
-  request.url = url;
-  return request;
-}
+using testing::get;
 
 ScriptedResponse ok(std::string body) { return ScriptedResponse::json(200, std::move(body)); }
 

@@ -23,7 +23,7 @@ namespace amplifier {
 namespace isolation {
 namespace {
 
-constexpr std::string_view kComponent = "isolation";
+constexpr std::string_view kIsolationLog = "isolation";
 // How long a module process may take to load its library and say hello.
 constexpr auto kStartTimeout = std::chrono::seconds(15);
 // How long destroy may take before the process is killed.
@@ -561,7 +561,7 @@ std::shared_ptr<Child> IsolatedModule::running_child(std::string &failure) {
       given_up_ = true;
       down_reason_ = fmt::format("{} crashed {} times within a minute and stays down (last: {})",
                                  label_, options_.restarts_per_minute + 1, down_reason_);
-      log(LogLevel::Error, kComponent, down_reason_);
+      log(LogLevel::Error, kIsolationLog, down_reason_);
     }
     if (given_up_) {
       failure = down_reason_;
@@ -585,7 +585,7 @@ std::shared_ptr<Child> IsolatedModule::running_child(std::string &failure) {
       state_ = State::running;
       state_cv_.notify_all();
       lock.unlock();
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kIsolationLog,
           fmt::format("{} restarted (pid {})", label_, fresh->pid()));
       emit(events::kModuleRestarted,
            {{"module", hello_.id}, {"pid", fresh->pid()}, {"generation", fresh->generation()}});
@@ -663,7 +663,7 @@ amp_status IsolatedModule::call_into(const Message &message, amp_writer *out, st
     }
     failure = std::get<std::string>(outcome);
   }
-  log(LogLevel::Error, kComponent, failure);
+  log(LogLevel::Error, kIsolationLog, failure);
   if (why) *why = failure;
   return AMP_ERROR;
 }
@@ -724,7 +724,7 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
     }
     failure = std::get<std::string>(outcome);
   }
-  log(LogLevel::Error, kComponent,
+  log(LogLevel::Error, kIsolationLog,
       fmt::format("{} '{}' could not run: {}", fn == Fn::hook_invoke ? "hook" : "contributor",
                   relay.name, failure));
   if (fn == Fn::hook_invoke && options_.required) {
@@ -779,7 +779,7 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
                           static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
       return;
     default:
-      log(LogLevel::Warning, kComponent,
+      log(LogLevel::Warning, kIsolationLog,
           fmt::format("{} sent an unexpected message ({})", label_, int(frame.fn)));
   }
 }
@@ -968,7 +968,7 @@ void IsolatedModule::child_ended(const std::shared_ptr<Child> &child) {
   } reported{*this};
   const std::string message = fmt::format("{} crashed ({}){}", label_, how,
                                           will_restart ? "; it restarts on its next call" : "");
-  log(LogLevel::Error, kComponent,
+  log(LogLevel::Error, kIsolationLog,
       fmt::format("{} (pid {}); {} call(s) ended", message, child->pid(), calls.size()));
   // The crash is announced before the calls it ended, so whoever sees a call fail can
   // already know why.

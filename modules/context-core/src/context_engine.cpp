@@ -70,7 +70,7 @@ amp_status on_provider_response(void *user_data, amp_str, amp_str data_json, amp
   }
 }
 
-amp_status announce_events(void *, amp_writer *out) noexcept {
+amp_status announce_compaction_events(void *, amp_writer *out) noexcept {
   amp::sdk::write_to(out, R"(["context:pre_compact","context:post_compact","context:degraded"])");
   return AMP_OK;
 }
@@ -80,7 +80,7 @@ amp_status announce_events(void *, amp_writer *out) noexcept {
 ContextEngine::ContextEngine(amp::sdk::Host host, BudgetSettings settings, HistoryStore *store)
     : host_(host), settings_(settings), store_(store) {
   listen_for_usage();
-  host_.contribute(kObservabilityChannel, "context-engine", &announce_events, nullptr);
+  host_.contribute(kObservabilityChannel, "context-engine", &announce_compaction_events, nullptr);
 }
 
 // The host unregisters an instance's handlers before destroying it, so the calibration the

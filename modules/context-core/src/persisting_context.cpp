@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kCapability = "session.transcript";
 
-amp_status announce_events(void *, amp_writer *out) noexcept {
+amp_status announce_transcript_events(void *, amp_writer *out) noexcept {
   amp::sdk::write_to(out, json::serialize(json::array{event::kTranscriptLoaded}));
   return AMP_OK;
 }
@@ -27,7 +27,7 @@ json::object repairs_json(const RepairReport &repairs) {
 PersistingContext::PersistingContext(amp::sdk::Host host, const BudgetSettings &budget,
                                      HistoryStore *store, std::string_view module_id)
     : ContextModule(host), engine_(host, budget, store) {
-  host.contribute("observability.events", module_id, &announce_events, nullptr);
+  host.contribute("observability.events", module_id, &announce_transcript_events, nullptr);
 }
 
 void PersistingContext::session_ready() {

@@ -1,6 +1,7 @@
 // HTTP status + vendor body -> kernel error kind. The status decides the kind; the body may
 // make it more specific (quota, context_length, content_filter, overloaded), never vaguer.
 #include "amplifier/transport/error_mapping.hpp"
+#include "text.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -94,12 +95,7 @@ void read_envelope(const json::object &top, VendorError &out) {
   if (!request_id.empty()) out.request_id = request_id;
 }
 
-std::string lower_ascii(std::string_view text) {
-  std::string out(text);
-  for (char &c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  return out;
-}
+using detail::lower_ascii;
 
 ErrorKind kind_from_status(int status) {
   switch (status) {

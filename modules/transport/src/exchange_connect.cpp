@@ -2,6 +2,7 @@
 // CONNECT tunnel for https through a proxy, TLS handshake.
 #include "amplifier/transport/error_mapping.hpp"
 #include "http_exchange.hpp"
+#include "text.hpp"
 #include "tls_setup.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -40,10 +41,6 @@ std::optional<std::uint16_t> parse_port(const std::string &text) {
 std::string host_and_port(const Endpoint &endpoint) {
   const bool ipv6 = endpoint.host.find(':') != std::string::npos;
   return (ipv6 ? "[" + endpoint.host + "]" : endpoint.host) + ":" + endpoint.port;
-}
-
-std::string milliseconds_text(std::chrono::milliseconds duration) {
-  return std::to_string(duration.count()) + " ms";
 }
 
 // A request the client's address rules refuse: the same request would be refused again.

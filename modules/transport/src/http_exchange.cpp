@@ -1,5 +1,6 @@
 // Sending the request and streaming the response of one exchange.
 #include "http_exchange.hpp"
+#include "text.hpp"
 
 #include "amplifier/transport/error_mapping.hpp"
 
@@ -24,10 +25,6 @@ constexpr std::size_t kBodyReadSize = 8 * 1024;
 // has room for, and an unreserved buffer has 512 bytes: a fast stream then costs a system call
 // per 512 bytes. Reserved capacity costs memory only where reads actually land.
 constexpr std::size_t kSocketReadSize = 64 * 1024;
-
-std::string milliseconds_text(std::chrono::milliseconds duration) {
-  return std::to_string(duration.count()) + " ms";
-}
 
 bool is_framing_header(std::string_view name) {
   for (std::string_view managed : {"host", "content-length", "transfer-encoding", "connection"})

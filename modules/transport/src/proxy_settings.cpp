@@ -1,6 +1,7 @@
 // HTTP(S)_PROXY / NO_PROXY, with curl's matching rules for NO_PROXY: "*" bypasses every host;
 // an entry matches the host itself and its subdomains; a leading dot and a port are ignored.
 #include "amplifier/transport/http_client.hpp"
+#include "text.hpp"
 
 #include <cstdlib>
 
@@ -14,12 +15,7 @@ std::string environment(const char *lower, const char *upper) {
   return {};
 }
 
-std::string lower_ascii(std::string_view text) {
-  std::string out(text);
-  for (char &c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  return out;
-}
+using detail::lower_ascii;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

@@ -29,7 +29,7 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+constexpr auto proxy_use_tuple = asio::as_tuple(asio::use_awaitable);
 
 // "127.0.0.1:8080" or "http://127.0.0.1:8080/path" -> port, when the host is loopback.
 std::optional<std::uint16_t> loopback_port(std::string_view target) {
@@ -52,9 +52,9 @@ std::optional<std::uint16_t> loopback_port(std::string_view target) {
 asio::awaitable<void> relay(std::shared_ptr<tcp::socket> from, std::shared_ptr<tcp::socket> to) {
   std::array<char, 16 * 1024> buffer;
   for (;;) {
-    auto [read_error, read] = co_await from->async_read_some(asio::buffer(buffer), use_tuple);
+    auto [read_error, read] = co_await from->async_read_some(asio::buffer(buffer), proxy_use_tuple);
     if (read_error) break;
-    auto [write_error, written] = co_await asio::async_write(*to, asio::buffer(buffer.data(), read), use_tuple);
+    auto [write_error, written] = co_await asio::async_write(*to, asio::buffer(buffer.data(), read), proxy_use_tuple);
     if (write_error) break;
   }
   boost::system::error_code ignored;
@@ -89,7 +89,7 @@ class LoopbackProxy::Impl {
  private:
   asio::awaitable<void> accept_loop() {
     for (;;) {
-      auto [error, socket] = co_await acceptor_.async_accept(use_tuple);
+      auto [error, socket] = co_await acceptor_.async_accept(proxy_use_tuple);
       if (error == asio::error::operation_aborted) co_return;
       if (!error)
         asio::co_spawn(io_.io(), handle(std::make_shared<tcp::socket>(std::move(socket))), asio::detached);
@@ -100,7 +100,7 @@ class LoopbackProxy::Impl {
     beast::flat_buffer buffer;
     http::request_parser<http::empty_body> parser;
     parser.eager(false);  // stop after the head: a body is relayed as raw bytes
-    auto [error, bytes] = co_await http::async_read_header(*client, buffer, parser, use_tuple);
+    auto [error, bytes] = co_await http::async_read_header(*client, buffer, parser, proxy_use_tuple);
     if (error) co_return;
     auto &request = parser.get();
     const bool tunnel = request.method() == http::verb::connect;
@@ -112,7 +112,7 @@ class LoopbackProxy::Impl {
     }
     auto upstream = std::make_shared<tcp::socket>(io_.io());
     auto [connect_error] = co_await upstream->async_connect(
-        tcp::endpoint(asio::ip::address_v4::loopback(), *port), use_tuple);
+        tcp::endpoint(asio::ip::address_v4::loopback(), *port), proxy_use_tuple);
     if (connect_error) {
       co_await reply(*client, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
       co_return;
@@ -123,11 +123,11 @@ class LoopbackProxy::Impl {
       // Forward the head unchanged (absolute-form target included), then whatever follows.
       request.erase(http::field::proxy_authorization);
       http::request_serializer<http::empty_body> head(request);
-      auto [head_error, written] = co_await http::async_write_header(*upstream, head, use_tuple);
+      auto [head_error, written] = co_await http::async_write_header(*upstream, head, proxy_use_tuple);
       if (head_error) co_return;
     }
     if (buffer.size() > 0) {
-      auto [write_error, written] = co_await asio::async_write(*upstream, buffer.data(), use_tuple);
+      auto [write_error, written] = co_await asio::async_write(*upstream, buffer.data(), proxy_use_tuple);
       if (write_error) co_return;
     }
     asio::co_spawn(io_.io(), relay(upstream, client), asio::detached);
@@ -142,7 +142,7 @@ class LoopbackProxy::Impl {
   }
 
   static asio::awaitable<void> reply(tcp::socket &socket, std::string_view text) {
-    co_await asio::async_write(socket, asio::buffer(text), use_tuple);
+    co_await asio::async_write(socket, asio::buffer(text), proxy_use_tuple);
   }
 
   IoThread io_;
