@@ -251,6 +251,12 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
 
   LoadOptions load;
   load.port = serve.port();
+  // The token serve made in the scratch HOME (a build from before tokens makes none).
+  const auto file = scratch.dir / "home/config/amplifier/serve-token";
+  if (std::filesystem::exists(file)) {
+    load.token = amp_serve_test::read_text(file);
+    load.token.erase(load.token.find_last_not_of("\n") + 1);
+  }
   load.sessions = o.sessions;
   load.tool_fraction = o.tool_fraction;
   load.tool_marker = kToolMarker;

@@ -33,19 +33,17 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
 }
 
-std::int64_t ns_of(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
 // Whether session `i` of `n` runs the tool: round(n * fraction) of them, evenly spread.
 bool runs_tool(int i, double fraction) {
   return std::floor((i + 1) * fraction) > std::floor(i * fraction);
 }
 
-http::request<http::string_body> post(std::string target, std::string body) {
+http::request<http::string_body> post(std::string target, std::string body,
+                                      const std::string &token) {
   http::request<http::string_body> request{http::verb::post, std::move(target), 11};
   request.set(http::field::host, "127.0.0.1");
   request.set(http::field::content_type, "application/json");
+  if (!token.empty()) request.set(http::field::authorization, "Bearer " + token);
   request.keep_alive(true);
   request.body() = std::move(body);
   request.prepare_payload();
@@ -146,7 +144,7 @@ net::awaitable<void> LoadDriver::Impl::create(std::size_t i) {
     session.error = "connect: " + ec.message();
     co_return;
   }
-  auto request = post("/v1/sessions", "{}");
+  auto request = post("/v1/sessions", "{}", options.token);
   if (auto [ec, n] = co_await http::async_write(stream, request, kTuple); ec) {
     session.error = "create: " + ec.message();
     co_return;
@@ -176,7 +174,7 @@ net::awaitable<void> LoadDriver::Impl::turn(std::size_t i, Clock::time_point sta
   beast::tcp_stream &stream = *streams[i];
   net::steady_timer ramp(io_of(i), start_at);
   co_await ramp.async_wait(kTuple);
-  auto request = post("/v1/sessions/" + ids[i] + "/messages", prompt(i));
+  auto request = post("/v1/sessions/" + ids[i] + "/messages", prompt(i), options.token);
   stream.expires_after(options.timeout);
   session.posted = Clock::now();
   if (auto [ec, n] = co_await http::async_write(stream, request, kTuple); ec) {

@@ -14,6 +14,11 @@ namespace bench_serve {
 
 using Clock = std::chrono::steady_clock;
 
+// A steady_clock time as nanoseconds since its epoch (how the vendor stamps its sends).
+inline std::int64_t ns_of(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 struct LoadOptions {
   unsigned short port = 0;
   int sessions = 1000;
@@ -24,6 +29,7 @@ struct LoadOptions {
   // One io thread falls behind reading 1,000 streams on a machine serve saturates: its own
   // backlog would then be counted in every latency.
   int client_threads = 2;
+  std::string token;  // serve's bearer token; empty: none is sent (a build from before tokens)
 };
 
 struct DeltaSample {

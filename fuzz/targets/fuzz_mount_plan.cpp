@@ -71,9 +71,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     return it->second;
   };
 
-  // expand_env on its own.
-  const std::string expanded = amplifier::expand_env(yaml, env);
-  if (yaml.find('$') == std::string_view::npos) FUZZ_CHECK(expanded == yaml);
+  // expand_env on its own: expands, or refuses (nesting or size past its limits) with
+  // ExpansionError; text without '$' is never refused.
+  try {
+    const std::string expanded = amplifier::expand_env(yaml, env);
+    if (yaml.find('$') == std::string_view::npos) FUZZ_CHECK(expanded == yaml);
+    FUZZ_CHECK(expanded.size() <= amplifier::kMaxExpandedBytes + yaml.size());
+  } catch (const amplifier::ExpansionError &) {
+    FUZZ_CHECK(yaml.find("${") != std::string_view::npos);
+  }
   std::string doubled;
   for (char c : yaml) doubled += c == '$' ? std::string("$$") : std::string(1, c);
   FUZZ_CHECK(amplifier::expand_env(doubled, env) == yaml);

@@ -1,10 +1,13 @@
 #include "agents.hpp"
 
+#include "plan_trust.hpp"
+
 #include "amplifier/user_dirs.hpp"
 #include "amplifier/yaml_cpp.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -157,6 +160,77 @@ void apply_inherit(std::vector<ModuleSpec> &list, const InheritRule &rule,
   });
 }
 
+const ModuleSpec *find_mounted(const std::vector<ModuleSpec> &list, const std::string &name) {
+  for (const auto &spec : list)
+    if (spec.mount_name() == name) return &spec;
+  return nullptr;
+}
+
+// The keys that confine a tool or hook to a folder or a sandbox.
+bool confinement_key(std::string_view key) {
+  return key == "working_dir" || key == "sandbox" || key.starts_with("allowed_") ||
+         key.starts_with("denied_");
+}
+
+// The child's confinement keys become the parent's: the same values, and none the parent
+// leaves at its default.
+void inherit_confinement(ModuleSpec &child, const ModuleSpec &parent) {
+  for (auto it = child.config.begin(); it != child.config.end();)
+    it = confinement_key(it->key()) ? child.config.erase(it) : std::next(it);
+  for (const auto &[key, value] : parent.config)
+    if (confinement_key(key)) child.config[key] = value;
+}
+
+void keep_parent_limits(std::vector<ModuleSpec> &child, const std::vector<ModuleSpec> &parent,
+                        bool confine) {
+  for (const auto &spec : parent) {
+    auto it = std::find_if(child.begin(), child.end(), [&](const ModuleSpec &c) {
+      return c.mount_name() == spec.mount_name();
+    });
+    if (spec.required) {
+      if (it == child.end()) child.push_back(spec);
+      else *it = spec;
+    } else if (confine && it != child.end()) {
+      inherit_confinement(*it, spec);
+    }
+  }
+}
+
+// A project folder's agent (written by whoever wrote the folder, the model included) may
+// choose among the parent's modules and tune them, not bring code, tools, programs, paths,
+// endpoints or secrets of its own (plan_trust.hpp).
+void check_untrusted_overlay(const MountPlan &parent, const AgentDefinition &agent) {
+  const MountPlan &overlay = agent.overlay;
+  std::vector<std::string> refusals;
+  auto check = [&](const ModuleSpec &spec, const std::string &path,
+                   const std::vector<ModuleSpec> &mounted) {
+    if (spec.module.empty()) return;
+    if (!spec.source.empty())
+      refusals.push_back(fmt::format("{}.source: may not name module sources", path));
+    if (!find_mounted(mounted, spec.mount_name()))
+      refusals.push_back(fmt::format("{}: may not add {}, which its parent does not mount", path,
+                                     spec.mount_name()));
+    for (const auto &key : spec.set_keys)
+      if (key == "isolation" || key == "memory_limit_mb" || key == "required")
+        refusals.push_back(fmt::format("{}.{}: only the operator sets it", path, key));
+    config_refusals(spec, path, refusals);
+  };
+  const std::pair<const std::vector<ModuleSpec> *, const std::vector<ModuleSpec> *> sections[] = {
+      {&overlay.providers, &parent.providers},
+      {&overlay.tools, &parent.tools},
+      {&overlay.hooks, &parent.hooks}};
+  const char *names[] = {"providers", "tools", "hooks"};
+  for (std::size_t s = 0; s < 3; ++s)
+    for (std::size_t i = 0; i < sections[s].first->size(); ++i)
+      check((*sections[s].first)[i], fmt::format("{}[{}]", names[s], i), *sections[s].second);
+  check(overlay.orchestrator, "session.orchestrator", {parent.orchestrator});
+  check(overlay.context, "session.context", {parent.context});
+  if (overlay.isolation_set) refusals.push_back("session.isolation: only the operator sets it");
+  if (!refusals.empty())
+    throw AgentError(fmt::format("{}: an agent from a project folder {}", agent.origin,
+                                 fmt::join(refusals, "; ")));
+}
+
 }  // namespace
 
 AgentDefinition parse_agent_markdown(std::string_view text, const std::string &origin,
@@ -208,9 +282,9 @@ AgentDefinition read_agent_file(const fs::path &file) {
 
 AgentCatalog AgentCatalog::discover(const MountPlan &plan, const fs::path &cwd) {
   AgentCatalog catalog;
-  catalog.add_folder(cwd / ".amplifier" / "agents");
+  catalog.add_folder(cwd / ".amplifier" / "agents", /*trusted=*/false);
   try {
-    catalog.add_folder(user_dirs::config() / "agents");
+    catalog.add_folder(user_dirs::config() / "agents", /*trusted=*/true);
   } catch (const std::exception &) {  // no home directory: no user agents
   }
   catalog.add_plan_section(plan);
@@ -228,7 +302,7 @@ void AgentCatalog::add(AgentDefinition agent) {
   agents_.push_back(std::move(agent));
 }
 
-void AgentCatalog::add_folder(const fs::path &folder) {
+void AgentCatalog::add_folder(const fs::path &folder, bool trusted) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return;
   std::vector<fs::path> files;
@@ -238,7 +312,9 @@ void AgentCatalog::add_folder(const fs::path &folder) {
   std::sort(files.begin(), files.end());  // a stable order whatever the file system says
   for (const auto &file : files) {
     try {
-      add(read_agent_file(file));
+      AgentDefinition agent = read_agent_file(file);
+      agent.trusted = trusted;
+      add(std::move(agent));
     } catch (const AgentError &e) {
       problems_.push_back(e.what());
     }
@@ -276,12 +352,21 @@ MountPlan child_plan(const MountPlan &parent, const AgentDefinition *agent,
   apply_inherit(plan.tools, agent ? agent->inherit_tools : all, exclude_tools);
   apply_inherit(plan.hooks, agent ? agent->inherit_hooks : all, exclude_hooks);
   if (agent) {
+    if (!agent->trusted) check_untrusted_overlay(parent, *agent);
     apply_inherit(plan.tools, all, agent->exclude_tools);
     apply_inherit(plan.hooks, all, agent->exclude_hooks);
     merge_mount_plan(plan, agent->overlay);
     plan.file = parent.file;  // the overlay's label would hide where the plan came from
   }
+  // The operator's own agents may set their child's folder and sandbox as they see fit.
+  narrow_to_parent(plan, parent, /*inherit_confinement=*/agent && !agent->trusted);
   return plan;
+}
+
+void narrow_to_parent(MountPlan &child, const MountPlan &parent, bool inherit_confinement) {
+  keep_parent_limits(child.providers, parent.providers, false);
+  keep_parent_limits(child.tools, parent.tools, inherit_confinement);
+  keep_parent_limits(child.hooks, parent.hooks, inherit_confinement);
 }
 
 }  // namespace amplifier::host

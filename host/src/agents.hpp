@@ -32,6 +32,10 @@ struct AgentDefinition {
   std::string instructions;
   std::string origin;  // the file it came from, or "plan FILE"
   MountPlan overlay;   // a partial plan
+  // Whether the operator wrote it (their plan's `agents:`, their config folder) rather than a
+  // project folder, which a cloned repository or the model itself (write_file) can fill. An
+  // agent that is not trusted may not add modules its parent does not mount, nor name sources.
+  bool trusted = true;
   InheritRule inherit_tools;
   InheritRule inherit_hooks;
   std::vector<std::string> exclude_tools;
@@ -61,7 +65,7 @@ class AgentCatalog {
 
  private:
   void add(AgentDefinition agent);
-  void add_folder(const std::filesystem::path &folder);
+  void add_folder(const std::filesystem::path &folder, bool trusted);
   void add_plan_section(const MountPlan &plan);
   std::vector<AgentDefinition> agents_;
   std::vector<std::string> problems_;
@@ -69,8 +73,22 @@ class AgentCatalog {
 
 // The child plan for `agent` (nullptr: "self", the parent's own plan): the parent's plan minus
 // what `exclude_tools`/`exclude_hooks` and the agent leave out, with the agent's overlay merged.
+// An agent narrows what its child may do, never widens it (README "Security"):
+//  - a module the parent's plan marks `required: true` stays, exactly as the parent mounts it
+//    (an approval hook cannot be excluded or reconfigured away, a required provider's endpoint
+//    not changed), whoever wrote the agent;
+//  - an agent that is not trusted (a project folder's) adds no module the parent does not
+//    mount, names no source, changes no isolation, sets no config key that grants
+//    (plan_trust.hpp), and the tools and hooks its child keeps keep the parent's confinement
+//    (working_dir, sandbox, allowed_*/denied_*). AgentError names each refused key.
 MountPlan child_plan(const MountPlan &parent, const AgentDefinition *agent,
                      const std::vector<std::string> &exclude_tools,
                      const std::vector<std::string> &exclude_hooks);
+
+// The parent's `required: true` modules put back into `child` exactly as the parent mounts
+// them; with `inherit_confinement`, also the parent's working_dir, sandbox and
+// allowed_*/denied_* keys on the tools and hooks both mount. Also used for a serve client's
+// plan, with the operator's default plan as the parent.
+void narrow_to_parent(MountPlan &child, const MountPlan &parent, bool inherit_confinement);
 
 }  // namespace amplifier::host

@@ -1,5 +1,7 @@
 #include "approval_prompt.hpp"
 
+#include "amplifier/terminal_text.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
@@ -19,7 +21,6 @@ namespace json = boost::json;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::size_t kPreviewLength = 160;
 constexpr int kPollSliceMs = 100;  // how soon a cancel is noticed while waiting for a key
 
 std::string string_field(const json::object &o, std::string_view key, std::string fallback = {}) {
@@ -40,15 +41,41 @@ std::string action_key(const json::object &request) {
   return key;
 }
 
-// The tool's input in one line, cut to a readable length.
+// Untrusted text (the model's command, a hook's prompt that quotes it) as one line the terminal
+// only prints: controls in caret notation, line breaks as \n. Raw, an escape sequence or a
+// line break could paint a harmless-looking command over the real one.
+// Bidirectional overrides and zero-width characters (U+200B-U+200F, U+202A-U+202E,
+// U+2066-U+2069) would let a command show in another order than it runs: they are named.
+std::string one_line(std::string_view text) {
+  const std::string safe = terminal_safe(text);
+  std::string out;
+  for (std::size_t i = 0; i < safe.size(); ++i) {
+    const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(safe[at]); };
+    if (byte(i) == 0xE2 && i + 2 < safe.size()) {
+      const unsigned code = 0x2000 | ((byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
+      if ((code >= 0x200B && code <= 0x200F) || (code >= 0x202A && code <= 0x202E) ||
+          (code >= 0x2066 && code <= 0x2069)) {
+        out += fmt::format("<U+{:04X}>", code);
+        i += 2;
+        continue;
+      }
+    }
+    if (safe[i] == '\n') out += "\\n";
+    else if (safe[i] == '\t') out += "\\t";
+    else out += safe[i];
+  }
+  return out;
+}
+
+// The tool's whole input (hooks-approval sends it as details.input, the orchestrator as
+// details.tool_input), never cut: what is approved is what is shown.
 std::string argument_preview(const json::object &request) {
   const json::value *details = request.if_contains("details");
-  const json::value *input = details && details->is_object()
-                                 ? details->as_object().if_contains("tool_input") : nullptr;
+  if (!details || !details->is_object()) return {};
+  const json::value *input = details->as_object().if_contains("tool_input");
+  if (!input) input = details->as_object().if_contains("input");
   if (!input) return {};
-  std::string text = json::serialize(*input);
-  if (text.size() > kPreviewLength) text = text.substr(0, kPreviewLength) + "...";
-  return text;
+  return one_line(input->is_string() ? std::string(input->as_string()) : json::serialize(*input));
 }
 
 // The controlling terminal, closed on destruction.
@@ -114,10 +141,12 @@ class TerminalApprover {
       seconds = t->to_number<double>();
     const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 
-    tty.write(fmt::format("\n[approval] {}\n", string_field(request, "prompt", "Allow this action?")));
+    tty.write(fmt::format("\n[approval] {}\n",
+                          one_line(string_field(request, "prompt", "Allow this action?"))));
     if (!tool.empty()) {
-      std::string preview = argument_preview(request);
-      tty.write(fmt::format("  tool: {}{}{}\n", tool, preview.empty() ? "" : "  ", preview));
+      const std::string preview = argument_preview(request);
+      tty.write(fmt::format("  tool: {}\n", one_line(tool)));
+      if (!preview.empty()) tty.write(fmt::format("  input: {}\n", preview));
     }
     for (;;) {
       tty.write(fmt::format("  [a]llow once / allow al[w]ays / [d]eny ({:.0f}s, then {}): ",

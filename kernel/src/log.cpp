@@ -1,5 +1,6 @@
 // Process-wide kernel log: one replaceable sink and a minimum level.
 #include "amplifier/log.hpp"
+#include "amplifier/terminal_text.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -15,9 +16,11 @@ void write_to_stderr(LogLevel level, std::string_view component, std::string_vie
   std::string line = "amplifier: ";
   line += to_string(level);
   line += ": [";
-  line += component;
+  // Modules' text (an MCP server's stderr, a vendor's error) is not trusted with the terminal:
+  // its controls are made visible (OSC 52 would set the clipboard, ESC[2J clear the screen).
+  line += terminal_safe(component);
   line += "] ";
-  line += message;
+  line += terminal_safe(message);
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

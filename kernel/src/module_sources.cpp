@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kComponent = "loader";
+constexpr std::string_view kLoaderLog = "loader";
 constexpr std::string_view kFileScheme = "file://";
 
 std::mutex g_resolver_mutex;
@@ -83,7 +83,7 @@ void warn_ignored_entry(const std::string &entry) {
   static std::set<std::string> warned;
   std::lock_guard lock(mutex);
   if (!warned.insert(entry).second) return;
-  log(LogLevel::Warning, kComponent,
+  log(LogLevel::Warning, kLoaderLog,
       entry.empty()
           ? "AMPLIFIER_MODULE_PATH has an empty entry; ignored (the working directory is never "
             "searched)"
@@ -145,7 +145,13 @@ bool is_remote(std::string_view source) { return source.starts_with("git+"); }
 std::string source_problem(std::string_view source) {
   if (source.find('\0') != std::string_view::npos) return "the source holds a NUL byte";
   if (is_remote(source)) {
-    for (std::string_view scheme : {"git+https://", "git+http://", "git+file://", "git+ssh://"})
+    // Code that will be built and loaded never comes over a connection anyone between could
+    // rewrite.
+    if (source.starts_with("git+http://"))
+      return fmt::format("source '{}': git+http is not accepted (the code would come "
+                         "unauthenticated); use git+https:// or git+ssh://",
+                         source);
+    for (std::string_view scheme : {"git+https://", "git+file://", "git+ssh://"})
       if (source.starts_with(scheme) && source.size() > scheme.size()) return {};
     return fmt::format(
         "source '{}': a git source is git+https://host/repo[@ref][#subdirectory="
@@ -234,7 +240,7 @@ std::vector<SearchDir> default_search_dirs() {
   try {
     dirs.push_back({user_module_dir(), "user folder"});
   } catch (const std::exception &e) {  // no home directory: there is no user folder either
-    log(LogLevel::Info, kComponent, fmt::format("no user module folder: {}", e.what()));
+    log(LogLevel::Info, kLoaderLog, fmt::format("no user module folder: {}", e.what()));
   }
   for (auto &dir : module_path_entries()) dirs.push_back({std::move(dir), "AMPLIFIER_MODULE_PATH"});
   dirs.push_back({built_in_module_dir(), "built-in"});

@@ -31,6 +31,7 @@
 #include <regex>
 #include <span>
 #include <sstream>
+#include <utility>
 
 namespace amplifier {
 namespace json = boost::json;
@@ -172,6 +173,9 @@ constexpr std::array<std::string_view, 9> kProviderKeys = {
     "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
 // Aliases make a small file describe an exponentially large tree; stop long before memory does.
 constexpr std::size_t kMaxConvertedNodes = 1'000'000;
+// A node count alone lets a few aliases of one large scalar through: a 1 MiB plan whose
+// aliases repeat a 100 KiB string made 1.1 GB. The text the values add up to is capped too.
+constexpr std::size_t kMaxConvertedBytes = 64 * 1024 * 1024;
 
 // One value in the document, with where it is and how to name it in messages.
 struct Field {
@@ -274,6 +278,7 @@ class PlanParser {
         continue;
       }
       const std::string name = key.Scalar();
+      if (!count_converted_bytes(name.size(), key_where, map.path)) return;
       const std::string path = child_path(map.path, name);
       if (auto [first, inserted] = seen.emplace(name, key_where); !inserted) {
         error(key_where, path, fmt::format("duplicate key (first at line {})", first->second.line));
@@ -283,10 +288,29 @@ class PlanParser {
     }
   }
 
+  // Adds `bytes` of keys or values to what the document converts to; false (reported once)
+  // past kMaxConvertedBytes, when aliases have repeated too much.
+  bool count_converted_bytes(std::size_t bytes, PlanLocation where, const std::string &path) {
+    converted_bytes_ += bytes;
+    if (converted_bytes_ <= kMaxConvertedBytes) return true;
+    if (!std::exchange(bytes_exceeded_, true))
+      error(where, path,
+            fmt::format("document too large once aliases are expanded (its keys and values "
+                        "exceed {} MiB)",
+                        kMaxConvertedBytes / (1024 * 1024)));
+    return false;
+  }
+
   std::string expand(const std::string &text, const Field &field) {
     if (text.find('$') == std::string::npos) return text;
     std::vector<std::string> unset;
-    std::string expanded = expand_env(text, env_, &unset);
+    std::string expanded;
+    try {
+      expanded = expand_env(text, env_, &unset);
+    } catch (const ExpansionError &e) {
+      error(field.where, field.path, e.what());
+      return {};
+    }
     for (const auto &name : unset)
       warn(field.where, field.path, fmt::format("environment variable {} is not set; using \"\"", name));
     return expanded;
@@ -294,6 +318,7 @@ class PlanParser {
 
   json::value scalar_to_json(const Field &field, bool expand_variables) {
     const std::string &written = field.node.Scalar();
+    if (!count_converted_bytes(written.size(), field.where, field.path)) return nullptr;
     const std::string text = expand_variables ? expand(written, field) : written;
     const std::string &tag = field.node.Tag();
     // "!" is yaml-cpp's tag for quoted and block scalars.
@@ -596,6 +621,8 @@ class PlanParser {
   std::vector<PlanProblem> problems_;
   std::vector<std::string> warnings_;
   std::size_t converted_nodes_ = 0;
+  std::size_t converted_bytes_ = 0;
+  bool bytes_exceeded_ = false;
 };
 
 std::string describe_problems(const std::vector<PlanProblem> &problems) {

@@ -6,6 +6,8 @@
 
 #include "temp_files.hpp"
 
+#include "text_checks.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -61,9 +63,7 @@ std::string locate_error(const amplifier::ModuleLoader &loader, std::string_view
   return {};
 }
 
-bool contains(const std::string &text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using amp_test::contains;
 
 }  // namespace
 
@@ -215,7 +215,7 @@ tools:
   CHECK(plan.tools[1].source == "file:///opt/x.so");
   CHECK(plan.tools[2].source == "git+https://example.invalid/r.git@main");
 
-  for (std::string bad : {"ftp://host/x.so", "git+", "git+nonsense"}) {
+  for (std::string bad : {"ftp://host/x.so", "git+", "git+nonsense", "git+http://example.invalid/r.git"}) {
     CAPTURE(bad);
     try {
       amplifier::parse_mount_plan(
@@ -226,6 +226,7 @@ tools:
       FAIL("accepted source " << bad);
     } catch (const amplifier::MountPlanError &e) {
       CHECK(contains(e.what(), "tools[0].source"));
+      if (bad.starts_with("git+http:")) CHECK(contains(e.what(), "git+http is not accepted"));
     }
   }
 }

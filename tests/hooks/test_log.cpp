@@ -55,6 +55,18 @@ TEST_CASE("the default sink writes warnings and errors to stderr") {
         "amplifier: error: [hooks] handler failed\n");
 }
 
+TEST_CASE("the default sink shows a module's control characters instead of obeying them") {
+  set_log_sink(nullptr);
+  set_log_level(LogLevel::Warning);
+  // What an MCP server's stderr once put on the terminal: clear the screen, set the clipboard.
+  const std::string written = capture_stderr([] {
+    log(LogLevel::Warning, "tool-mcp\x1b[2J", "stderr: \x1b]52;c;cm0gLXJmIH4=\x07" "done\rover");
+  });
+  CHECK(written ==
+        "amplifier: warning: [tool-mcp^[[2J] stderr: ^[]52;c;cm0gLXJmIH4=^Gdone^Mover\n");
+  CHECK(written.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("a replacement sink receives messages at or above the level") {
   LogCapture capture(LogLevel::Info);
   log(LogLevel::Debug, "session", "too chatty");

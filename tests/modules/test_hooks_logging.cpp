@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include <sys/stat.h>
+
 using namespace modtest;
 
 namespace {
@@ -60,6 +62,26 @@ TEST_CASE("hooks-logging writes each event as one JSON line, with long strings c
   CHECK(data.at("nested").at("list").at(1) == 7);
   CHECK(text_of(data.at("wide")) == std::string(63, 'a') + "...[truncated 2 of 65 bytes]");
   CHECK(text_of(data.at("session_id")) == session->id());  // the host's default fields are logged too
+}
+
+TEST_CASE("hooks-logging's files are the user's alone: 0600 in 0700 folders it makes") {
+  TempDir dir;
+  const mode_t was = ::umask(022);  // the usual umask: what it would have given is 0644 / 0755
+  auto session = open_session(logging_plan(
+      {{"session_log_template", (dir.path() / "logs/sessions/{session_id}/events.jsonl").string()}}));
+  ::umask(was);
+  session->hooks().emit("test:event", json::object{{"prompt", "private"}});
+  const fs::path file = dir.path() / "logs/sessions" / session->id() / "events.jsonl";
+  REQUIRE(fs::exists(file));
+  auto mode = [](const fs::path &p) {
+    struct stat st {};
+    ::stat(p.c_str(), &st);
+    return st.st_mode & 0777;
+  };
+  CHECK(mode(file) == 0600);
+  CHECK(mode(file.parent_path()) == 0700);
+  CHECK(mode(dir.path() / "logs/sessions") == 0700);
+  CHECK(mode(dir.path() / "logs") == 0700);
 }
 
 TEST_CASE("hooks-logging writes a short payload as exactly its JSON, typed deltas included") {

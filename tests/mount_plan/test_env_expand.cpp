@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 using namespace amplifier;
 
 namespace {
@@ -78,4 +80,37 @@ TEST_CASE("malformed references are kept as written") {
   CHECK(expand("${HOME-x}") == "${HOME-x}");
   CHECK(expand("${MISSING:-unclosed") == "${MISSING:-unclosed");
   CHECK(expand("${BAD NAME}") == "${BAD NAME}");
+}
+
+TEST_CASE("defaults nest at most kMaxExpansionDepth deep and expand to at most kMaxExpandedBytes") {
+  auto nested = [](int depth) {
+    std::string text;
+    for (int i = 0; i < depth; ++i) text += "${UNSET_A:-";
+    return text + "x" + std::string(depth, '}');
+  };
+  CHECK(expand(nested(kMaxExpansionDepth)) == "x");
+  CHECK_THROWS_WITH_AS(expand(nested(kMaxExpansionDepth + 1)),
+                       doctest::Contains("nest deeper than 16 levels"), ExpansionError);
+  CHECK_THROWS_AS(expand(nested(300000)), ExpansionError);  // once a stack overflow
+  // A set variable's default is never expanded, however deep.
+  CHECK(expand("${HOME:-" + nested(1000) + "}") == "/home/ada");
+  const std::string many = [] {
+    std::string text;
+    for (int i = 0; i < 200000; ++i) text += "${HOME}";  // 9 bytes each: 1.8 MB
+    return text;
+  }();
+  CHECK_THROWS_WITH_AS(expand(many), doctest::Contains("expands to more than 1048576 bytes"),
+                       ExpansionError);
+  // Defaults that never close: each would be scanned to the end (quadratic), so the work is
+  // bounded instead.
+  std::string unclosed;
+  for (int i = 0; i < 60000; ++i) unclosed += "${UNSET_A:-";
+  CHECK_THROWS_WITH_AS(expand(unclosed), doctest::Contains("too costly to expand"),
+                       ExpansionError);
+  CHECK(expand("${UNSET_A:-x") == "${UNSET_A:-x");  // one unclosed: kept as written
+  // A client's plan reads nothing of the server's environment.
+  setenv("AMP_EXPAND_TEST_SECRET", "secret", 1);
+  CHECK(expand_env("[${AMP_EXPAND_TEST_SECRET}|${AMP_EXPAND_TEST_SECRET:-none}]", no_env()) ==
+        "[|none]");
+  unsetenv("AMP_EXPAND_TEST_SECRET");
 }

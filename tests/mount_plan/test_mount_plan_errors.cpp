@@ -260,16 +260,49 @@ TEST_CASE("an unreadable file names its path") {
   }
 }
 
-TEST_CASE("an alias bomb is stopped, not expanded") {
-  // Each level repeats the previous one ten times: 10^7 nodes from a few hundred bytes.
-  std::string yaml = std::string(kSession) + "tools:\n  - module: tool-x\n    config:\n      l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
-  for (int level = 1; level <= 6; ++level) {
+namespace {
+// A plan whose tool config has `l0: &l0 LEAF` and then `levels` levels, each a list repeating
+// the previous one ten times through aliases.
+std::string alias_levels(const std::string &leaf, int levels) {
+  std::string yaml =
+      std::string(kSession) + "tools:\n  - module: tool-x\n    config:\n      l0: &l0 " + leaf + "\n";
+  for (int level = 1; level <= levels; ++level) {
     const std::string previous = "*l" + std::to_string(level - 1);
     yaml += "      l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
     for (int i = 0; i < 10; ++i) yaml += (i ? ", " : "") + previous;
     yaml += "]\n";
   }
-  const auto problems = problems_of(yaml);
+  return yaml;
+}
+}  // namespace
+
+TEST_CASE("an alias bomb is stopped, not expanded") {
+  // 10^7 nodes from a few hundred bytes.
+  const auto problems = problems_of(alias_levels("[x, x, x, x, x, x, x, x, x, x]", 6));
   REQUIRE(problems.size() == 1);
   CHECK(contains(problems[0].message, "too large once aliases are expanded"));
+}
+
+TEST_CASE("aliases of a large value are stopped by the bytes they add up to, not only the nodes") {
+  // A 100 KiB string repeated 10, 100, 1000 times through aliases: 1,111 nodes, 100 MiB of
+  // values (before the limit, a 1 MiB plan like this took 1.1 GB).
+  const auto problems = problems_of(alias_levels("\"" + std::string(100 * 1024, 'a') + "\"", 3));
+  REQUIRE(problems.size() == 1);
+  CHECK(contains(problems[0].message,
+                 "too large once aliases are expanded (its keys and values exceed 64 MiB)"));
+  // The same through a key (YAML keeps a plain key under 1024 bytes: 10^5 copies of 1000).
+  const auto by_key = problems_of(alias_levels("{\"" + std::string(1000, 'k') + "\": 1}", 5));
+  REQUIRE(by_key.size() == 1);
+  CHECK(contains(by_key[0].message, "too large once aliases are expanded"));
+}
+
+TEST_CASE("${...} defaults nested past the depth limit are a plan error naming the limit") {
+  std::string nested;
+  for (int i = 0; i < 100000; ++i) nested += "${A:-";  // 500 KB: it overflowed the stack
+  nested += "x" + std::string(100000, '}');
+  const auto problems =
+      problems_of(std::string(kSession) + "tools:\n  - module: tool-x\n    config: {v: \"" + nested + "\"}\n");
+  REQUIRE(problems.size() == 1);
+  CHECK(contains(problems[0].message, "defaults nest deeper than 16 levels"));
+  CHECK(problems[0].key == "tools[0].config.v");
 }

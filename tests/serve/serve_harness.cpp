@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include <arpa/inet.h>
@@ -43,14 +45,44 @@ bool receive_some(int fd, std::string &into, std::chrono::milliseconds limit) {
   return true;
 }
 
-std::string request_text(const std::string &method, const std::string &target,
+// The tokens of the servers this process started, by port: request() sends a server's own
+// unless the caller passes an Authorization header or kNoToken.
+std::mutex tokens_mutex;
+std::map<unsigned short, std::string> &tokens() {
+  static std::map<unsigned short, std::string> by_port;
+  return by_port;
+}
+
+std::optional<std::string> token_for(unsigned short port) {
+  std::lock_guard lock(tokens_mutex);
+  const auto it = tokens().find(port);
+  if (it == tokens().end()) return std::nullopt;
+  return it->second;
+}
+
+bool has_header(const std::vector<std::string> &headers, std::string_view name) {
+  return std::any_of(headers.begin(), headers.end(), [&](const std::string &h) {
+    if (h.size() <= name.size() || h[name.size()] != ':') return false;
+    return std::equal(name.begin(), name.end(), h.begin(), [](char a, char b) {
+      return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+  });
+}
+
+// The request as a well-behaved API client sends it: Host 127.0.0.1, JSON on POST and DELETE,
+// the server's token. Headers the caller gives replace those defaults.
+std::string request_text(unsigned short port, const std::string &method, const std::string &target,
                          const std::string &body, const std::vector<std::string> &headers) {
-  std::string text =
-      method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  std::string text = method + " " + target + " HTTP/1.1\r\nConnection: close\r\n";
+  if (!has_header(headers, "Host")) text += "Host: 127.0.0.1\r\n";
   for (const auto &h : headers) text += h + "\r\n";
-  if (!body.empty() || method == "POST")
-    text +=
-        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  const bool no_token = std::find(headers.begin(), headers.end(), kNoToken) != headers.end();
+  if (!no_token && !has_header(headers, "Authorization"))
+    if (const auto token = token_for(port)) text += "Authorization: Bearer " + *token + "\r\n";
+  if ((method == "POST" || method == "DELETE") && !has_header(headers, "Content-Type"))
+    text += "Content-Type: application/json\r\n";
+  if (!body.empty() || method == "POST" || method == "DELETE")
+    text += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   return text + "\r\n" + body;
 }
 
@@ -165,6 +197,14 @@ ServeProcess::ServeProcess(const Scratch &scratch, std::vector<std::string> args
       std::string address = text.substr(at + marker.size());
       address = address.substr(0, address.find_first_of(" \n"));
       port_ = static_cast<unsigned short>(std::stoi(address.substr(address.rfind(':') + 1)));
+      // The token serve made (or found) in the scratch HOME, unless it runs with --no-auth.
+      const fs::path token_file = scratch.dir / "home/config/amplifier/serve-token";
+      if (std::find(args.begin(), args.end(), "--no-auth") == args.end() && fs::exists(token_file)) {
+        std::string token = read_text(token_file);
+        token.erase(token.find_last_not_of("\n") + 1);
+        std::lock_guard lock(tokens_mutex);
+        tokens()[port_] = token;
+      }
       return;
     }
     int status;
@@ -226,7 +266,7 @@ StreamingRequest::StreamingRequest(unsigned short port, const std::string &metho
                                    const std::string &target, const std::string &body,
                                    const std::vector<std::string> &headers)
     : fd_(connect_loopback(port)) {
-  send_all(fd_, request_text(method, target, body, headers));
+  send_all(fd_, request_text(port, method, target, body, headers));
 }
 
 StreamingRequest::~StreamingRequest() { close(); }

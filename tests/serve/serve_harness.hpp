@@ -85,7 +85,13 @@ Reply parse_reply(const std::string &raw);
 // A TCP connection to 127.0.0.1:port (its fd); throws std::runtime_error when refused.
 int connect_loopback(unsigned short port);
 
-// One request on a fresh connection, read to the end (a stream until its last chunk).
+// A header that makes request() send no token (it is sent too, and means nothing to serve).
+inline const std::string kNoToken = "X-Amp-Test: no-token";
+
+// One request on a fresh connection, read to the end (a stream until its last chunk). Sends
+// Host: 127.0.0.1, Content-Type: application/json on POST and DELETE, and the token of the
+// server on `port` (read from its scratch HOME when it started), unless `headers` has its own
+// Host, Content-Type or Authorization, or kNoToken.
 Reply request(unsigned short port, const std::string &method, const std::string &target,
               const std::string &body = "", const std::vector<std::string> &headers = {});
 

@@ -204,11 +204,11 @@ TEST_CASE("bad requests get JSON errors naming the problem and the server keeps 
   CHECK(contains(no_prompt.body, "'prompt' is required"));
   Reply no_plan = request(serve.port(), "POST", "/v1/sessions", R"({"plan":"missing"})");
   CHECK(no_plan.status == 404);
-  Reply bad_module =
-      request(serve.port(), "POST", "/v1/sessions",
-              R"({"plan":{"session":{"orchestrator":"no-such-loop","context":"context-simple"}}})");
-  CHECK(bad_module.status == 422);
-  CHECK(contains(bad_module.body, "no-such-loop"));
+  const std::string inline_plan =
+      R"({"plan":{"session":{"orchestrator":"no-such-loop","context":"context-simple"}}})";
+  Reply not_allowed = request(serve.port(), "POST", "/v1/sessions", inline_plan);
+  CHECK(not_allowed.status == 403);
+  CHECK(contains(not_allowed.body, "inline_plans_disabled"));
   CHECK(request(serve.port(), "POST", "/v1/sessions", R"({"plan":"quick"})").status == 201);
   CHECK(request(serve.port(), "GET", "/healthz").status == 200);
 }
@@ -320,9 +320,9 @@ TEST_CASE("the web page's files need no token and come with their type, CSP, nos
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "0.0.0.0:0");
   const std::string auth = "Authorization: Bearer " + token_of(s);
-  CHECK(request(serve.port(), "GET", "/v1/sessions").status == 401);  // the data is guarded
+  CHECK(request(serve.port(), "GET", "/v1/sessions", "", {kNoToken}).status == 401);  // guarded
 
-  Reply page = request(serve.port(), "GET", "/");
+  Reply page = request(serve.port(), "GET", "/", "", {kNoToken});
   REQUIRE(page.status == 200);
   CHECK(page.headers["content-type"] == "text/html; charset=utf-8");
   const std::string csp = page.headers["content-security-policy"];
@@ -374,7 +374,7 @@ TEST_CASE("the web page's files need no token and come with their type, CSP, nos
   CHECK(missing.status == 404);
   CHECK(missing.headers["content-type"] == "application/json");
   CHECK(contains(missing.body, "no page asset 'nope.js'"));
-  CHECK(request(serve.port(), "GET", "/index.html").status == 401);
+  CHECK(request(serve.port(), "GET", "/index.html", "", {kNoToken}).status == 401);
   Reply unknown = request(serve.port(), "GET", "/index.html", "", {auth});
   CHECK(unknown.status == 404);
   CHECK(contains(unknown.body, "no route /index.html"));
@@ -383,7 +383,7 @@ TEST_CASE("the web page's files need no token and come with their type, CSP, nos
   CHECK(post.headers["allow"] == "GET");
 }
 
-TEST_CASE("a non-loopback bind requires the bearer token from the 0600 token file") {
+TEST_CASE("every bind requires the bearer token from the 0600 token file") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()}, "0.0.0.0:0");
   const fs::path file = s.dir / "home/config/amplifier/serve-token";
@@ -393,7 +393,7 @@ TEST_CASE("a non-loopback bind requires the bearer token from the 0600 token fil
   CHECK((st.st_mode & 0777) == 0600);
   const std::string token = token_of(s);
 
-  CHECK(request(serve.port(), "GET", "/v1/sessions").status == 401);
+  CHECK(request(serve.port(), "GET", "/v1/sessions", "", {kNoToken}).status == 401);
   CHECK(request(serve.port(), "GET", "/v1/sessions", "", {"Authorization: Bearer wrong"}).status ==
         401);
   CHECK(
@@ -469,7 +469,8 @@ TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
   for (const std::string mode : {"stream", "once"}) {
     INFO(mode);
     const fs::path out = s.dir / ("node-" + mode + ".out");
-    const std::string command = "node " + (client / "chat.mjs").string() + " " + base +
+    const std::string command = "AMP_TOKEN=" + token_of(s) + " node " +
+                                (client / "chat.mjs").string() + " " + base +
                                 " default " + mode + " hi > " + out.string() + " 2>&1";
     int status = std::system(command.c_str());
     const std::string text = read_text(out);
@@ -498,6 +499,8 @@ TEST_CASE("CORS: headers only for the configured origin, and a preflight a brows
   CHECK(allowed.headers["access-control-allow-origin"] == "http://app.test");
   CHECK(allowed.headers["vary"] == "Origin");
   Reply other = request(serve.port(), "GET", "/v1/sessions", "", {"Origin: http://evil.test"});
+  CHECK(other.status == 403);
+  CHECK(contains(other.body, "forbidden_origin"));
   CHECK(other.headers.count("access-control-allow-origin") == 0);
   Reply preflight = request(serve.port(), "OPTIONS", "/v1/sessions", "",
                             {"Origin: http://app.test", "Access-Control-Request-Method: POST",

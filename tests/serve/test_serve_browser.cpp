@@ -87,6 +87,15 @@ std::string url_of(const ServeProcess &serve) {
   return "http://127.0.0.1:" + std::to_string(serve.port()) + "/";
 }
 
+// The URL serve prints for the page: the page takes its token from the fragment.
+std::string login_url_of(const Scratch &s, const ServeProcess &serve) {
+  std::string token = read_text(s.dir / "home/config/amplifier/serve-token");
+  token.erase(token.find_last_not_of("\n") + 1);
+  const std::string url = url_of(serve) + "#token=" + token;
+  REQUIRE(serve.err().find("open " + url) != std::string::npos);
+  return url;
+}
+
 // Nothing went wrong in the page: no script error, console error or CSP violation.
 void check_no_problems(const json::object &summary) {
   for (const auto &problem : summary.at("problems").as_array()) FAIL_CHECK(text(problem));
@@ -100,7 +109,7 @@ TEST_CASE("the web page runs turns: approval, tool call, folded thinking, stream
   ServeProcess serve(s, {"--plan", s.write("chat.yaml", kChatPlan).string()});
   const fs::path shot = kArtifacts / "serve-chat.png";
   fs::remove(shot);
-  const json::object summary = drive({"chat", url_of(serve), shot.string()});
+  const json::object summary = drive({"chat", login_url_of(s, serve), shot.string()});
   INFO(json::serialize(summary));
   check_no_problems(summary);
   const std::string id = text(summary.at("session_id"));

@@ -247,3 +247,31 @@ TEST_CASE("without a terminal an approval request is denied: \"no terminal to as
   CHECK(events.find("no terminal to ask") != std::string::npos);
   CHECK(events.find("\"tool:post\"") == std::string::npos);
 }
+
+TEST_CASE("the approval prompt shows the model's whole command, its control characters visible") {
+  if (!module_built("hooks-approval") || !module_built("tool-bash")) {
+    MESSAGE("hooks-approval or tool-bash is not built: the approval prompt check was skipped");
+    return;
+  }
+  Scratch s;
+  const fs::path log = s.dir / "events.jsonl";
+  // Raw, ESC[2K erases the prompt's line and \r returns to its start: the terminal would show
+  // "harmless" where the real command is.
+  auto p = s.write("plan.yaml", plan(R"(      responses:
+        - tool_calls:
+            - {id: call_1, name: bash, input: {command: "touch REAL-COMMAND-RAN\e[2K\r\e[1Aharmless"}}
+        - text: "finished after the tool"
+)", "  - module: hooks-approval\n    config: {rules: [{tool: bash, action: ask}], timeout_seconds: 60}\n"
+    "  - module: hooks-logging\n    config: {session_log_template: '" + log.string() + "'}\n",
+                                     "  - module: tool-bash\n"));
+  TmuxPane pane(s.chat_command(p), s.dir.string());
+  submit_at(pane, 1, "use the tool");
+  REQUIRE_MESSAGE(pane.wait_for("[d]eny", kPatience), pane.screen());
+  CHECK_MESSAGE(pane.count("touch REAL-COMMAND-RAN^[[2K^M^[[1Aharmless") >= 1, pane.screen());
+  pane.type("d");
+  pane.key("Enter");
+  CHECK_MESSAGE(pane.wait_for("finished after the tool", kPatience), pane.screen());
+  submit_at(pane, 2, "/exit");
+  REQUIRE_MESSAGE(wait_for_file(log, "\"session:end\"", kPatience), read_file(log));
+  CHECK_FALSE(fs::exists(s.dir / "REAL-COMMAND-RAN"));
+}

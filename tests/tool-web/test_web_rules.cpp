@@ -25,6 +25,22 @@ TEST_CASE("urls: only absolute http(s) URLs with a host") {
   CHECK_FALSE(parse_web_url("http:///nohost", problem).has_value());
 }
 
+TEST_CASE("urls: a host with percent-escapes or odd characters is refused before any rule") {
+  // The domain rules once saw the decoded "allowed.example\0.evil.org" as a subdomain of
+  // evil.org (or of nothing), while the resolver stopped at the NUL.
+  std::string problem;
+  for (const char *url : {"https://allowed.example%00.evil.org/", "http://a%2eexample/",
+                          "http://exa%6dple.com/", "http://a_b%0a.example/"}) {
+    INFO(url);
+    CHECK_FALSE(parse_web_url(url, problem).has_value());
+    CHECK(problem.find("percent-escapes or characters a host name cannot have") !=
+          std::string::npos);
+  }
+  CHECK(parse_web_url("http://127.0.0.1:9/", problem)->host == "127.0.0.1");
+  CHECK(parse_web_url("https://sub_domain.example-1.com/", problem)->host ==
+        "sub_domain.example-1.com");
+}
+
 TEST_CASE("urls: references resolve against the page they came from") {
   CHECK(resolve_reference("https://a.example/x/y.html", "z.html") == "https://a.example/x/z.html");
   CHECK(resolve_reference("https://a.example/x/y.html", "/root") == "https://a.example/root");

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 namespace amplifier::host::serve {
@@ -67,8 +68,8 @@ constexpr std::string_view kDecisions[] = {"allow_once", "allow_always", "deny"}
 
 }  // namespace
 
-Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics)
-    : factory_(factory), sessions_(sessions), metrics_(metrics) {
+Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics, ApiLimits limits)
+    : factory_(factory), sessions_(sessions), metrics_(metrics), limits_(limits) {
   add_public("GET", "/healthz", [](auto &, auto &) {
     return json_response(200, json::object{{"status", "ok"}});
   });
@@ -83,7 +84,7 @@ Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics)
   add("GET", "/v1/openapi.json",
       [](auto &, auto &) { return text_response("application/json", openapi_document()); });
   add("POST", "/v1/sessions", [this](auto &r, auto &) { return create_session(r); });
-  add("GET", "/v1/sessions", [this](auto &, auto &) { return list_sessions(); });
+  add("GET", "/v1/sessions", [this](auto &r, auto &) { return list_sessions(r); });
   add("GET", "/v1/sessions/{id}", [this](auto &, auto &p) { return show_session(p[0]); });
   add("DELETE", "/v1/sessions/{id}", [this](auto &, auto &p) { return delete_session(p[0]); });
   add("POST", "/v1/sessions/{id}/messages",
@@ -178,6 +179,16 @@ ApiResponse Api::create_session(const ApiRequest &request) {
   json::object body = parse_body(request);
   json::value metadata = json::object{};
   if (const json::value *given = body.if_contains("metadata")) metadata = *given;
+  if (const std::size_t size = json::serialize(metadata).size(); size > limits_.max_metadata_bytes)
+    throw ApiError(413, "metadata_too_large",
+                   fmt::format("'metadata' is {} bytes as JSON; this server keeps at most {} "
+                               "(--max-metadata-bytes)",
+                               size, limits_.max_metadata_bytes));
+  if (sessions_.all().size() >= limits_.max_sessions)
+    throw ApiError(429, "too_many_sessions",
+                   fmt::format("this server holds {} sessions, its limit (--max-sessions): "
+                               "delete some first",
+                               limits_.max_sessions));
   const json::value *plan = body.if_contains("plan");
   const bool default_plan = !plan || plan->is_null();
   auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), default_plan);
@@ -185,7 +196,41 @@ ApiResponse Api::create_session(const ApiRequest &request) {
   return json_response(201, json::object{{"id", session->id()}});
 }
 
-ApiResponse Api::list_sessions() {
+// GET /v1/sessions?limit=N&after=ID: a page of at most `limit` (default 100, at most 1000)
+// sessions after the one named `after`; `next` names the last of the page while more follow.
+ApiResponse Api::list_sessions(const ApiRequest &request) {
+  constexpr std::size_t kDefaultPage = 100, kLargestPage = 1000;
+  std::size_t limit = kDefaultPage;
+  if (const auto given = query_parameter(request.query, "limit")) {
+    std::size_t parsed = 0;
+    const auto [end, ec] = std::from_chars(given->data(), given->data() + given->size(), parsed);
+    if (ec != std::errc() || end != given->data() + given->size() || parsed == 0 ||
+        parsed > kLargestPage)
+      throw ApiError(400, "invalid_request",
+                     fmt::format("'limit' must be a whole number from 1 to {}", kLargestPage));
+    limit = parsed;
+  }
+  json::array all = all_sessions();
+  std::size_t start = 0;
+  if (const auto after = query_parameter(request.query, "after")) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const json::value &entry) {
+      return entry.at("id").as_string() == *after;
+    });
+    if (it == all.end())
+      throw ApiError(400, "invalid_request",
+                     fmt::format("'after' names no listed session ('{}')", after->substr(0, 64)));
+    start = static_cast<std::size_t>(it - all.begin()) + 1;
+  }
+  json::array page;
+  for (std::size_t i = start; i < all.size() && page.size() < limit; ++i)
+    page.push_back(std::move(all[i]));
+  json::value next = nullptr;
+  if (start + page.size() < all.size()) next = page.back().at("id");
+  return json_response(200, json::object{{"sessions", std::move(page)}, {"next", std::move(next)}});
+}
+
+// Every session this server holds (oldest first), then the shared store's others.
+json::array Api::all_sessions() const {
   json::array list;
   std::set<std::string> held;
   for (const auto &s : sessions_.all()) {
@@ -197,7 +242,7 @@ ApiResponse Api::list_sessions() {
                                 {"running", s->running()}});
   }
   append_stored_sessions(list, held);
-  return json_response(200, json::object{{"sessions", std::move(list)}});
+  return list;
 }
 
 // With a shared store, the newest sessions it keeps that this server does not hold (another

@@ -18,9 +18,16 @@
 
 namespace amplifier::host::serve {
 
+// What one client may make the server hold (a client is not trusted: README "Security").
+struct ApiLimits {
+  std::size_t max_sessions = 2000;             // --max-sessions: sessions held at once
+  std::size_t max_metadata_bytes = 16 * 1024;  // --max-metadata-bytes: a session's metadata, as JSON
+};
+
 class Api {
  public:
-  Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics);
+  Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics,
+      ApiLimits limits = {});
 
   // Blocking work (loading a plan's modules, ending a session) happens here: call it from a
   // worker thread, not from an I/O thread.
@@ -58,7 +65,8 @@ class Api {
   void check_accepting() const;
 
   ApiResponse create_session(const ApiRequest &request);
-  ApiResponse list_sessions();
+  ApiResponse list_sessions(const ApiRequest &request);
+  boost::json::array all_sessions() const;
   void append_stored_sessions(boost::json::array &list, const std::set<std::string> &held) const;
   // How many of a shared store's sessions GET /v1/sessions adds, newest first.
   static constexpr std::int64_t kStoredSessionsListed = 200;
@@ -74,6 +82,7 @@ class Api {
   SessionFactory &factory_;
   SessionRegistry &sessions_;
   Metrics &metrics_;
+  const ApiLimits limits_;
   std::atomic<bool> draining_{false};
   std::mutex reopen_mutex_;  // one reopen at a time: two would contend for one lease
   std::vector<Route> routes_;

@@ -2,6 +2,8 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/url/parse_query.hpp>
+#include <boost/url/params_view.hpp>
 #include <fmt/format.h>
 
 namespace amplifier::host::serve {
@@ -29,6 +31,14 @@ json::object parse_body(const ApiRequest &request) {
   if (!value.is_object())
     throw ApiError(400, "invalid_request", "the request body must be a JSON object");
   return std::move(value.as_object());
+}
+
+std::optional<std::string> query_parameter(std::string_view query, std::string_view key) {
+  const auto params = boost::urls::parse_query(query);
+  if (!params) return std::nullopt;
+  for (const auto &param : boost::urls::params_view(*params))
+    if (param.key == key) return std::string(param.value);
+  return std::nullopt;
 }
 
 std::string string_member(const json::object &body, std::string_view key, bool required) {

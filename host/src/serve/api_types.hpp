@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@ struct ApiRequest {
   std::string path;    // without the query
   std::string body;
   std::string if_none_match;  // the If-None-Match header: a cached page asset is answered 304
+  std::string query;          // what follows '?' in the target, as sent
 };
 
 struct ApiResponse {
@@ -49,6 +51,10 @@ ApiResponse error_response(int status, std::string_view type, std::string_view m
 // The request body as a JSON object: ApiError 400 naming the problem otherwise. An empty body
 // is an empty object.
 boost::json::object parse_body(const ApiRequest &request);
+// The decoded value of parameter `key` in a query string ("a=1&token=x%20y" -> "x y");
+// nullopt when it is not there or the query is malformed.
+std::optional<std::string> query_parameter(std::string_view query, std::string_view key);
+
 // A string member of `body`: ApiError 400 when present with another type, or absent and
 // `required`.
 std::string string_member(const boost::json::object &body, std::string_view key, bool required);

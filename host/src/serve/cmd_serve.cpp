@@ -38,7 +38,11 @@ struct ServeOptions {
   std::string root;
   int shutdown_grace_seconds = 30;
   int idle_unload_seconds = 300;
+  int session_expiry_seconds = 24 * 3600;
+  ApiLimits limits;
   bool print_routes = false;
+  bool no_auth = false;  // --no-auth: loopback only
+  bool allow_inline_plans = false;
 };
 
 fs::path default_root() { return user_dirs::data() / "serve"; }
@@ -52,15 +56,19 @@ bool wait_until(Clock::time_point deadline, Predicate done) {
   return true;
 }
 
-// Gives idle sessions back to the shared store (a plan whose context is context-postgres),
-// which releases their lease: another server behind the same load balancer can then continue
-// them, and this one reopens them on their next request. Sessions that live only here are
-// never unloaded.
-class IdleUnloader {
+// Lets go of idle sessions:
+//  - with a shared store (a plan whose context is context-postgres), one idle for `unload` is
+//    given back to the store, which releases its lease: another server behind the same load
+//    balancer can then continue it, and this one reopens it on its next request;
+//  - one that lives only here, idle for `expire` (0: never), is ended and its folder removed:
+//    clients cannot make the server hold sessions for ever.
+class IdleSessionReaper {
  public:
-  IdleUnloader(SessionRegistry &sessions, Metrics &metrics, std::chrono::seconds idle)
-      : sessions_(sessions), metrics_(metrics), idle_(idle), thread_([this] { run(); }) {}
-  ~IdleUnloader() {
+  IdleSessionReaper(SessionRegistry &sessions, Metrics &metrics,
+                    std::optional<std::chrono::seconds> unload, std::chrono::seconds expire)
+      : sessions_(sessions), metrics_(metrics), unload_(unload), expire_(expire),
+        thread_([this] { run(); }) {}
+  ~IdleSessionReaper() {
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
@@ -72,24 +80,34 @@ class IdleUnloader {
  private:
   void run() {
     // Sweeps often enough that an idle limit of N seconds is kept to within a fraction of it.
+    std::chrono::seconds shortest = expire_.count() > 0 ? expire_ : std::chrono::hours(24);
+    if (unload_) shortest = std::min(shortest, *unload_);
     const auto period = std::clamp<std::chrono::milliseconds>(
-        idle_ / 4, std::chrono::milliseconds(100), std::chrono::seconds(10));
+        shortest / 4, std::chrono::milliseconds(100), std::chrono::seconds(10));
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
       lock.unlock();
-      for (auto &session : sessions_.take_idle(idle_)) {
-        const std::string id = session->id();
-        end_session(std::move(session), /*remove_work_dir=*/false);
-        sessions_.closed(id);
-        metrics_.session_unloaded();
-      }
+      if (unload_)
+        for (auto &session : sessions_.take_idle(*unload_)) {
+          const std::string id = session->id();
+          end_session(std::move(session), /*remove_work_dir=*/false);
+          sessions_.closed(id);
+          metrics_.session_unloaded();
+        }
+      if (expire_.count() > 0)
+        for (auto &session : sessions_.take_expired(expire_)) {
+          const std::string id = session->id();
+          end_session(std::move(session), /*remove_work_dir=*/true);
+          sessions_.closed(id);
+        }
       lock.lock();
     }
   }
 
   SessionRegistry &sessions_;
   Metrics &metrics_;
-  const std::chrono::seconds idle_;
+  const std::optional<std::chrono::seconds> unload_;
+  const std::chrono::seconds expire_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
@@ -138,30 +156,69 @@ void raise_open_file_limit() {
                  static_cast<unsigned long long>(was));
 }
 
+// Every bind needs the token, loopback included: any page the user visits can reach
+// 127.0.0.1. --no-auth exists for loopback only (a test rig, a single-user container).
+void apply_auth(ServeOptions &options) {
+  const bool loopback = listen_is_loopback(options.http.listen);
+  if (options.no_auth && !loopback)
+    throw std::runtime_error(
+        fmt::format("--no-auth is for loopback addresses only; {} can be reached from other "
+                    "machines",
+                    options.http.listen));
+  if (options.no_auth && options.http.cors_origin == "*")
+    throw std::runtime_error(
+        "--cors-origin '*' needs the token: without it every web page could drive this server");
+  if (options.no_auth) {
+    std::fprintf(stderr,
+                 "amplifier serve: warning: --no-auth: every program and web page that reaches "
+                 "%s can run sessions here\n",
+                 options.http.listen.c_str());
+    return;
+  }
+  options.http.token = load_or_create_token(token_file());
+}
+
+// The address line (tests and scripts read "listening on http://ADDRESS"), then how to open
+// the page: the URL whose fragment gives the page its token. One write, so that a reader that
+// saw the first line has the second too.
+void print_banner(const HttpServer &server, const HttpServerOptions &http) {
+  const std::string address = server.address();
+  std::string banner = fmt::format("amplifier serve: listening on http://{}\n", address);
+  if (http.token) {
+    // 0.0.0.0 and [::] are not addresses a browser can open: the page is offered on loopback.
+    std::string browsable = address;
+    if (address.starts_with("0.0.0.0:")) browsable = "127.0.0.1" + address.substr(7);
+    if (address.starts_with("[::]:")) browsable = "[::1]" + address.substr(4);
+    banner += fmt::format(
+        "amplifier serve: open http://{}/#token={} in a browser; API clients send "
+        "'Authorization: Bearer TOKEN' (the token is in {})\n",
+        browsable, *http.token, token_file().string());
+  }
+  std::fputs(banner.c_str(), stderr);
+}
+
 int run(ServeOptions options) {
   if (options.print_routes) return print_routes();
   raise_open_file_limit();
-  // Anyone who can reach a non-loopback address could run tools: there a token is required.
-  if (!listen_is_loopback(options.http.listen))
-    options.http.token = load_or_create_token(token_file());
+  apply_auth(options);
   MountPlan plan = resolve_plan(options.plan_file, /*with_display=*/false);
   print_plan_warnings(plan);
   Metrics metrics;
   SessionRegistry sessions;
   SessionFactory factory({std::move(plan), options.plans_dir,
-                          options.root.empty() ? default_root() : fs::path(options.root)},
+                          options.root.empty() ? default_root() : fs::path(options.root),
+                          options.allow_inline_plans},
                          metrics);
-  Api api(factory, sessions, metrics);
-  std::optional<IdleUnloader> unloader;
-  if (factory.store())
-    unloader.emplace(sessions, metrics, std::chrono::seconds(options.idle_unload_seconds));
+  Api api(factory, sessions, metrics, options.limits);
+  std::optional<std::chrono::seconds> unload;
+  if (factory.store()) unload = std::chrono::seconds(options.idle_unload_seconds);
+  std::optional<IdleSessionReaper> reaper;
+  if (unload || options.session_expiry_seconds > 0)
+    reaper.emplace(sessions, metrics, unload, std::chrono::seconds(options.session_expiry_seconds));
   HttpServer server(options.http, api);
-  const std::string token_note =
-      options.http.token ? fmt::format(" (bearer token in {})", token_file().string()) : "";
-  std::fprintf(stderr, "amplifier serve: listening on http://%s%s\n", server.address().c_str(),
-               token_note.c_str());
+  print_banner(server, options.http);
   server.wait_for_signal();
-  unloader.reset();
+  reaper.reset();
   drain(server, api, sessions, std::chrono::seconds(options.shutdown_grace_seconds));
   std::fprintf(stderr, "amplifier serve: stopped\n");
   return 0;
@@ -188,7 +245,18 @@ void add_serve_command(CLI::App &app, int &exit_code) {
                   "Where each session's working directory is made (default: "
                   "$XDG_DATA_HOME/amplifier/serve)");
   cmd->add_option("--cors-origin", options->http.cors_origin,
-                  "Allow browser requests from this origin ('*': any); default: none");
+                  "Allow browser requests from this origin ('*': any, only with the token); "
+                  "default: the server's own page only");
+  cmd->add_option("--allowed-host", options->http.allowed_hosts,
+                  "A Host name clients may use besides IP addresses and localhost (repeatable; "
+                  "requests naming any other are refused, which stops DNS rebinding)");
+  cmd->add_flag("--no-auth", options->no_auth,
+                "Loopback only: require no token (any local program or web page can then run "
+                "sessions)");
+  cmd->add_flag("--allow-inline-plans", options->allow_inline_plans,
+                "Let clients send a plan of their own ('plan': {...}) instead of naming one of "
+                "the operator's; such a plan still may not name sources, start programs, set "
+                "paths, URLs or keys, or read the server's environment");
   cmd->add_option("--io-threads", options->http.io_threads, "HTTP I/O threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -204,6 +272,18 @@ void add_serve_command(CLI::App &app, int &exit_code) {
                   "reopened here on its next request)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--session-expiry", options->session_expiry_seconds,
+                  "Seconds after which an idle session that lives only in this server (no shared "
+                  "store) is ended and its folder removed; 0: never")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-sessions", options->limits.max_sessions,
+                  "Sessions this server holds at once; more get 429")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-metadata-bytes", options->limits.max_metadata_bytes,
+                  "Largest 'metadata' a session may carry (as JSON); more get 413")
+      ->capture_default_str();
   cmd->add_flag("--routes", options->print_routes,
                 "Print every route (METHOD /path) the server answers, then exit");
   cmd->callback(

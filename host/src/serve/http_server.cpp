@@ -2,6 +2,7 @@
 
 #include "auth.hpp"
 #include "metrics.hpp"
+#include "request_guard.hpp"
 
 #include "amplifier/log.hpp"
 #include "amplifier/worker_pool.hpp"
@@ -66,6 +67,10 @@ tcp::endpoint parse_listen(const std::string &listen) {
 }
 
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+std::string_view query_of(std::string_view target) {
+  const auto mark = target.find('?');
+  return mark == std::string_view::npos ? std::string_view() : target.substr(mark + 1);
+}
 
 // The method the Api answers: HEAD is GET, written without its body (write_plain).
 std::string_view api_method(const Request &request) {
@@ -232,19 +237,40 @@ void HttpServer::Impl::add_cors(http::fields &fields, const Request &request) co
   fields.set(http::field::vary, "Origin");
 }
 
-// What is answered before the Api sees the request: CORS preflight, a missing token.
+// What is answered before the Api sees the request (request_guard.hpp says why each check):
+// a Host that is not this server's, a foreign Origin, a CORS preflight, a POST or DELETE that
+// is not JSON, the page's token login, a missing token.
 std::optional<ApiResponse> HttpServer::Impl::gatekeep(const Request &request) const {
+  const std::string_view host = request[http::field::host];
+  if (!host_allowed(host, options.allowed_hosts))
+    return error_response(
+        403, "forbidden_host",
+        fmt::format("Host '{}' does not name this server: use its IP address or localhost, or "
+                    "start serve with --allowed-host NAME",
+                    host.substr(0, 100)));
+  const std::string_view origin = request[http::field::origin];
+  if (!origin_allowed(origin, host, options.cors_origin))
+    return error_response(403, "forbidden_origin",
+                          fmt::format("requests from pages at '{}' are refused (--cors-origin "
+                                      "names the one other origin allowed)",
+                                      origin.substr(0, 100)));
   if (request.method() == http::verb::options && !options.cors_origin.empty()) {
     ApiResponse preflight;
     preflight.status = 204;
     return preflight;
   }
+  const bool writes =
+      request.method() == http::verb::post || request.method() == http::verb::delete_;
+  if (writes && !is_json_content_type(request[http::field::content_type]))
+    return error_response(415, "unsupported_media_type",
+                          "POST and DELETE requests must say Content-Type: application/json");
   if (!options.token) return std::nullopt;
   if (api.is_public(api_method(request), path_of(request.target()))) return std::nullopt;
   if (bearer_matches(request[http::field::authorization], *options.token)) return std::nullopt;
   return error_response(401, "unauthorized",
-                        "this server needs 'Authorization: Bearer TOKEN' (the token is in the "
-                        "serve-token file under the server user's config folder)");
+                        "this server needs its token: open the URL serve printed at start, or "
+                        "send 'Authorization: Bearer TOKEN' (the token is in the serve-token "
+                        "file under the server user's config folder)");
 }
 
 net::awaitable<bool> HttpServer::Impl::write_plain(beast::tcp_stream &stream,
@@ -401,7 +427,8 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
     } else {
       auto api_request = std::make_shared<const ApiRequest>(
           ApiRequest{std::string(api_method(request)), std::string(path_of(request.target())),
-                     std::move(request.body()), std::string(request[http::field::if_none_match])});
+                     std::move(request.body()), std::string(request[http::field::if_none_match]),
+                     std::string(query_of(request.target()))});
       response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
     }
     keep_alive = response.stream

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace amplifier::host::serve {
 
@@ -18,8 +19,9 @@ struct HttpServerOptions {
   std::size_t max_header_bytes = 16 * 1024;
   std::size_t max_body_bytes = 1024 * 1024;
   std::chrono::seconds idle_timeout{60};  // a keep-alive connection with no request is closed
-  std::optional<std::string> token;       // set: every request but GET /healthz needs it
+  std::optional<std::string> token;       // set: every request but the public ones needs it
   std::string cors_origin;                // empty: no CORS headers at all
+  std::vector<std::string> allowed_hosts;  // Host names beside IP addresses and localhost
 };
 
 // Whether a --listen value names a loopback address; throws std::runtime_error when malformed.

@@ -25,9 +25,11 @@ json::object reply(std::string_view description, std::string_view type = "applic
 
 json::object errors() {
   return reply(
-      "A JSON error naming the problem (400 malformed, 404 unknown, 405 method, 409 "
-      "a turn is running or another server holds the session, 413 too large, 422 the "
-      "plan's modules failed, 503 shutting down or the session store unreachable)",
+      "A JSON error naming the problem (400 malformed, 401 no token, 403 a foreign Host or "
+      "Origin or a plan the client may not send, 404 unknown, 405 method, 409 a turn is "
+      "running or another server holds the session, 413 too large, 415 not JSON, 422 the "
+      "plan's modules failed, 429 too many sessions, 503 shutting down or the session store "
+      "unreachable)",
       "application/json", ref("Error"));
 }
 
@@ -72,7 +74,9 @@ json::object schemas() {
       {"CreateSession",
        object_schema(
            {{"plan",
-             json::object{{"description", "a plan name in --plans-dir, or an inline plan object"}}},
+             json::object{{"description",
+                           "a plan name in --plans-dir; an inline plan object only with "
+                           "--allow-inline-plans"}}},
             {"metadata", json::object{}}})},
       {"Message", object_schema({{"prompt", kString}}, {"prompt"})},
       {"Cancel", object_schema({{"level", json::object{{"enum", {"graceful", "immediate"}}}}})},
@@ -98,8 +102,18 @@ json::object paths() {
       "approval_id, and last `turn:result` {response,status,error}",
       "text/event-stream", ref("Event"));
   const json::object any_json = reply("JSON", "application/json", object_schema({}));
+  json::object list = operation("List sessions, a page at a time ({sessions, next})", any_json);
+  list["parameters"] = json::array{
+      json::object{{"name", "limit"},
+                   {"in", "query"},
+                   {"description", "sessions per page, 1 to 1000 (default 100)"},
+                   {"schema", json::object{{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}},
+      json::object{{"name", "after"},
+                   {"in", "query"},
+                   {"description", "the `next` of the previous page"},
+                   {"schema", json::object{{"type", "string"}}}}};
   json::object sessions{
-      {"get", operation("List sessions", any_json)},
+      {"get", std::move(list)},
       {"post", operation("Create and initialise a session", any_json, ref("CreateSession"))}};
   json::object session{{"parameters", path_params({"id"})},
                        {"get", operation("A session's metadata and messages", any_json)},

@@ -112,6 +112,13 @@ bool ServedSession::close_if_idle_for(Clock::duration idle) {
   return true;
 }
 
+bool ServedSession::expire_if_idle_for(Clock::duration idle) {
+  std::lock_guard lock(mutex_);
+  if (reopenable_ || running_ || closing_ || Clock::now() - idle_since_ < idle) return false;
+  closing_ = true;
+  return true;
+}
+
 bool ServedSession::closing() const {
   std::lock_guard lock(mutex_);
   return closing_;
@@ -198,10 +205,19 @@ std::size_t SessionRegistry::running() const {
 }
 
 std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_idle(Clock::duration idle) {
+  return take_if([idle](ServedSession &s) { return s.close_if_idle_for(idle); });
+}
+
+std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_expired(Clock::duration idle) {
+  return take_if([idle](ServedSession &s) { return s.expire_if_idle_for(idle); });
+}
+
+std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_if(
+    const std::function<bool(ServedSession &)> &closes) {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<ServedSession>> taken;
   std::erase_if(sessions_, [&](const std::shared_ptr<ServedSession> &s) {
-    if (!s->close_if_idle_for(idle)) return false;
+    if (!closes(*s)) return false;
     closing_.push_back(s->id());
     taken.push_back(s);
     return true;

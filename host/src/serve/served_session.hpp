@@ -50,6 +50,9 @@ class ServedSession {
   // Marks the session as closing when it is reopenable, not running and idle for `idle`; from
   // then on start_turn refuses. True when it did.
   bool close_if_idle_for(std::chrono::steady_clock::duration idle);
+  // The same for a session that cannot be reopened (it lives only in this process): it is
+  // then ended for good (serve's --session-expiry).
+  bool expire_if_idle_for(std::chrono::steady_clock::duration idle);
   bool closing() const;
 
   // The coordinator's approval handler: announces the request to the running turn's stream
@@ -97,11 +100,15 @@ class SessionRegistry {
   // them as closing until closed() is called, so a request for one waits (wait_closed)
   // instead of reopening it while its context still holds it.
   std::vector<std::shared_ptr<ServedSession>> take_idle(std::chrono::steady_clock::duration idle);
+  // The same for the sessions idle for `idle` that cannot be reopened (expire_if_idle_for).
+  std::vector<std::shared_ptr<ServedSession>> take_expired(std::chrono::steady_clock::duration idle);
   void closed(const std::string &id);
   // Waits up to `limit` while session `id` is closing; false if it still is.
   bool wait_closed(const std::string &id, std::chrono::milliseconds limit) const;
 
  private:
+  std::vector<std::shared_ptr<ServedSession>> take_if(
+      const std::function<bool(ServedSession &)> &closes);
   mutable std::mutex mutex_;
   mutable std::condition_variable closed_signal_;
   std::vector<std::shared_ptr<ServedSession>> sessions_;

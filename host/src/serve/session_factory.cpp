@@ -1,12 +1,15 @@
 #include "session_factory.hpp"
 
 #include "api_types.hpp"
+#include "agents.hpp"
+#include "client_plan.hpp"
 #include "child_policy.hpp"
 
 #include "amplifier/session_store.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -91,11 +94,7 @@ std::optional<fs::path> SessionFactory::named_plan_file(const std::string &name)
 
 MountPlan SessionFactory::plan_for(const json::value *spec) const {
   if (!spec || spec->is_null()) return options_.default_plan;
-  if (spec->is_object()) {
-    // JSON is YAML: the inline plan goes through the same parser and checks as a file.
-    std::string text = json::serialize(*spec);
-    return load_checked([&] { return parse_mount_plan(text, "<inline plan>"); });
-  }
+  if (spec->is_object()) return client_plan(*spec);
   if (!spec->is_string())
     throw ApiError(400, "invalid_request", "'plan' must be a plan name or a plan object");
   const std::string name(spec->as_string());
@@ -107,6 +106,45 @@ MountPlan SessionFactory::plan_for(const json::value *spec) const {
     throw ApiError(404, "plan_not_found",
                    fmt::format("no plan '{}' in {}", name, options_.plans_dir.string()));
   return load_checked([&] { return load_mount_plan(*file); });
+}
+
+MountPlan SessionFactory::client_plan(const json::value &spec) const {
+  if (!options_.allow_inline_plans)
+    throw ApiError(403, "inline_plans_disabled",
+                   "this server runs its operator's plans only: name one ('plan': \"NAME\", "
+                   "from its --plans-dir) or send none for the default (the operator can allow "
+                   "plans of clients' own with --allow-inline-plans)");
+  // JSON is YAML: the inline plan goes through the same parser and checks as a file, but its
+  // ${VAR}s see no variable of the server's.
+  const std::string text = json::serialize(spec);
+  MountPlan plan = load_checked([&] { return parse_mount_plan(text, "<inline plan>", no_env()); });
+  if (const auto refusals = client_plan_refusals(plan, operator_modules()); !refusals.empty())
+    throw ApiError(403, "plan_not_allowed", fmt::format("{}", fmt::join(refusals, "; ")));
+  // What the operator's default plan requires (an approval hook) is there, as they mount it,
+  // and the tools both mount keep the operator's folder and sandbox.
+  narrow_to_parent(plan, options_.default_plan, /*inherit_confinement=*/true);
+  return plan;
+}
+
+std::set<std::string> SessionFactory::operator_modules() const {
+  std::set<std::string> ids;
+  auto add = [&](const MountPlan &plan) {
+    for (const ModuleSpec *spec : {&plan.orchestrator, &plan.context}) ids.insert(spec->module);
+    for (const auto *list : {&plan.providers, &plan.tools, &plan.hooks})
+      for (const auto &spec : *list) ids.insert(spec.module);
+  };
+  add(options_.default_plan);
+  std::error_code ec;
+  if (!options_.plans_dir.empty())
+    for (const auto &entry : fs::directory_iterator(options_.plans_dir, ec)) {
+      const auto ext = entry.path().extension();
+      if (ext != ".yaml" && ext != ".yml") continue;
+      try {
+        add(load_mount_plan(entry.path()));
+      } catch (const std::exception &) {  // a broken plan names no module anyone may use
+      }
+    }
+  return ids;
 }
 
 MountPlan SessionFactory::plan_for_model(const std::string &name) const {
@@ -152,7 +190,9 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
   const fs::path dir = options_.root / "sessions" / session_options.session_id;
   make_private_dir(dir);
   confine_tools(plan, dir);
-  session_options.child_policy = std::make_shared<HostChildPolicy>(nullptr, dir);
+  auto child_policy = std::make_shared<HostChildPolicy>(nullptr, dir);
+  child_policy->confine_with([dir](MountPlan &child) { confine_tools(child, dir); });
+  session_options.child_policy = std::move(child_policy);
   auto session = std::make_unique<Session>(std::move(plan), session_options);
   Session &kernel_session = *session;
   publish_agents(kernel_session, dir);

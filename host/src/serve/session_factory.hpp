@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace amplifier::host::serve {
 
@@ -20,6 +21,7 @@ struct SessionFactoryOptions {
   MountPlan default_plan;           // --plan, else the built-in plan
   std::filesystem::path plans_dir;  // --plans-dir; empty: plans are not named
   std::filesystem::path root;       // per-session working directories go under root/sessions
+  bool allow_inline_plans = false;  // --allow-inline-plans (client_plan.hpp: what they may not do)
 };
 
 class SessionFactory {
@@ -28,7 +30,7 @@ class SessionFactory {
   SessionFactory(SessionFactoryOptions options, Metrics &metrics);
 
   // The plan `spec` selects: null/absent the default, a string a plan name, an object an
-  // inline plan. ApiError 400/404 naming the problem.
+  // inline plan (client_plan). ApiError 400/403/404 naming the problem.
   MountPlan plan_for(const boost::json::value *spec) const;
   // The plan named `name` if --plans-dir has one, else the default (the chat completions
   // API's `model`).
@@ -50,6 +52,10 @@ class SessionFactory {
 
  private:
   std::optional<std::filesystem::path> named_plan_file(const std::string &name) const;
+  // A client's own plan: ApiError 403 unless --allow-inline-plans, and when it may not run.
+  MountPlan client_plan(const boost::json::value &spec) const;
+  // The module ids the operator's plans mount (the default plan, the plans in --plans-dir).
+  std::set<std::string> operator_modules() const;
   std::shared_ptr<ServedSession> start(MountPlan plan, boost::json::value metadata,
                                        SessionOptions session_options) const;
 

@@ -85,6 +85,20 @@ class MountPlanError : public std::runtime_error {
 using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 EnvLookup process_env();
 
+// The lookup that knows no variable: for text that must not read the process's environment (a
+// plan a serve client wrote: its `${ANTHROPIC_API_KEY}` would hand the client the server's
+// key). Every ${VAR} expands to its default, or to "".
+EnvLookup no_env();
+
+// Limits of one expansion: defaults nest at most kMaxExpansionDepth deep, and the result is at
+// most kMaxExpandedBytes long. Past either, expand_env throws ExpansionError naming the limit.
+inline constexpr int kMaxExpansionDepth = 16;
+inline constexpr std::size_t kMaxExpandedBytes = 1024 * 1024;
+class ExpansionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Expands ${VAR} and ${VAR:-default} in `text`. `$$` is a literal `$`. An unset VAR without a
 // default expands to "" and, when `unset` is non-null, its name is appended there.
 std::string expand_env(std::string_view text, const EnvLookup &env,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
 namespace hooks_logging {
 
@@ -24,9 +25,24 @@ std::runtime_error open_error(const std::filesystem::path &path, std::string_vie
 int open_for_append(const std::filesystem::path &path) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   } while (fd < 0 && errno == EINTR);
   return fd;
+}
+
+// The log's folders that do not exist yet, made private to the user (0700): the events hold
+// prompts, answers and tool output, as transcripts do.
+void create_private_directories(const std::filesystem::path &folder, std::error_code &ec) {
+  std::vector<std::filesystem::path> missing;
+  for (auto at = folder; !at.empty() && !std::filesystem::exists(at, ec); at = at.parent_path()) {
+    missing.push_back(at);
+    if (at == at.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      ec = std::error_code(errno, std::generic_category());
+      return;
+    }
 }
 
 std::uint64_t size_of(int fd) {
@@ -43,10 +59,11 @@ std::string system_error_text(std::string_view what, const std::filesystem::path
 EventLogFile::EventLogFile(std::filesystem::path path, RotationPolicy rotation)
     : path_(std::move(path)), rotation_(rotation), rotate_at_(rotation.rotate_bytes) {
   std::error_code ec;
-  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
+  if (path_.has_parent_path()) create_private_directories(path_.parent_path(), ec);
   if (ec) throw open_error(path_, "cannot create its directory: " + ec.message());
   fd_ = open_for_append(path_);
   if (fd_ < 0) throw open_error(path_, std::strerror(errno));
+  ::fchmod(fd_, 0600);  // a log an older version made 0644 is made private too
   size_ = size_of(fd_);
 }
 

@@ -124,7 +124,10 @@ async function api(method, path, body, { ask = true } = {}) {
     const token = localStorage.getItem(TOKEN_KEY);
     const headers = {};
     if (token) headers.Authorization = `Bearer ${token}`;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    // The server refuses a POST or DELETE that is not JSON (a page elsewhere could send
+    // text/plain without asking), so every write says so, a DELETE without a body too.
+    if (body !== undefined || method === "POST" || method === "DELETE")
+      headers["Content-Type"] = "application/json";
     let response;
     try {
       response = await fetch(path, {
@@ -953,7 +956,18 @@ function wire() {
   }, REFRESH_MS);
 }
 
+// The URL serve prints ends in #token=TOKEN: the page keeps the token in this origin's
+// localStorage (a cookie would also reach every other server on the same host, whatever its
+// port) and takes it out of the address bar and the history. A fragment never reaches a server.
+function takeTokenFromUrl() {
+  const match = /^#token=([0-9A-Za-z._~-]+)$/.exec(location.hash);
+  if (!match) return;
+  localStorage.setItem(TOKEN_KEY, match[1]);
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
 async function start() {
+  takeTokenFromUrl();
   wire();
   showAuthStatus();
   await refreshSessions({ ask: true });

@@ -1,0 +1,28 @@
+// What a plan written by someone who may not grant (a serve client's inline plan, an agent file
+// in a project folder, which the model itself can write) may set in a module's config: tuning
+// (a model, a temperature, scripted answers), never what runs, where files or requests go, or
+// which secrets are used (README "Security").
+#pragma once
+#include "amplifier/mount_plan.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace amplifier::host {
+
+// Whether a config key chooses a program, a path, an endpoint, a secret, a sandbox, a policy
+// or a limit: any of its words (split at '_' and '-', lower-cased) is one of command(s), args,
+// env, server(s), path(s), dir(s), directory, file(s), log(s), template, url(s), endpoint, host,
+// dsn, key(s), token, secret, password, auth, header(s), proxy, verify, tls, ssl, sandbox,
+// allow(ed), deny/denied, output, record, socket, exec, program, script, working, store, cert,
+// isolation, depth, nesting, root, rules, default.
+bool grants_key(std::string_view key);
+
+// One line per key of `spec.config` that grants, named from `path` (e.g.
+// "tools[0].config.sandbox"). Objects are searched at every depth; arrays are data (scripted
+// answers, rules) and are not searched, but a granting key that holds one is refused whole.
+void config_refusals(const ModuleSpec &spec, const std::string &path,
+                     std::vector<std::string> &refusals);
+
+}  // namespace amplifier::host

@@ -1,0 +1,52 @@
+#include "client_plan.hpp"
+
+#include "plan_trust.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace amplifier::host::serve {
+namespace {
+
+// Modules whose purpose is to start programs the plan names.
+constexpr std::array<std::string_view, 1> kRefusedModules = {"tool-mcp"};
+
+void check_module(const ModuleSpec &spec, const std::string &path,
+                  const std::set<std::string> &operator_modules,
+                  std::vector<std::string> &refusals) {
+  if (spec.module.empty()) return;
+  if (!spec.source.empty())
+    refusals.push_back(fmt::format("{}.source: a client plan may not name module sources", path));
+  if (std::find(kRefusedModules.begin(), kRefusedModules.end(), spec.module) !=
+      kRefusedModules.end())
+    refusals.push_back(fmt::format(
+        "{}.module: a client plan may not mount {} (it starts programs)", path, spec.module));
+  else if (!operator_modules.contains(spec.module))
+    refusals.push_back(fmt::format(
+        "{}.module: a client plan may mount only modules the operator's plans mount, not {}",
+        path, spec.module));
+  config_refusals(spec, path, refusals);
+}
+
+}  // namespace
+
+std::vector<std::string> client_plan_refusals(const MountPlan &plan,
+                                              const std::set<std::string> &operator_modules) {
+  std::vector<std::string> refusals;
+  if (!plan.includes.empty())
+    refusals.push_back("includes: a client plan may not include files");
+  if (!plan.agents.empty()) refusals.push_back("agents: a client plan may not define agents");
+  check_module(plan.orchestrator, "session.orchestrator", operator_modules, refusals);
+  check_module(plan.context, "session.context", operator_modules, refusals);
+  const std::pair<const std::vector<ModuleSpec> *, std::string_view> sections[] = {
+      {&plan.providers, "providers"}, {&plan.tools, "tools"}, {&plan.hooks, "hooks"}};
+  for (const auto &[specs, name] : sections)
+    for (std::size_t i = 0; i < specs->size(); ++i)
+      check_module((*specs)[i], fmt::format("{}[{}]", name, i), operator_modules, refusals);
+  return refusals;
+}
+
+}  // namespace amplifier::host::serve
