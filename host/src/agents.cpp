@@ -2,6 +2,8 @@
 
 #include "plan_trust.hpp"
 
+#include "amplifier/folder_trust.hpp"
+
 #include "amplifier/user_dirs.hpp"
 #include "amplifier/yaml_cpp.hpp"
 
@@ -282,7 +284,16 @@ AgentDefinition read_agent_file(const fs::path &file) {
 
 AgentCatalog AgentCatalog::discover(const MountPlan &plan, const fs::path &cwd) {
   AgentCatalog catalog;
-  catalog.add_folder(cwd / ".amplifier" / "agents", /*trusted=*/false);
+  // A project folder's agents count once the operator trusts the folder (a cloned repository
+  // does not get to define them), and even then stay untrusted: the model can write there.
+  const fs::path project_agents = cwd / ".amplifier" / "agents";
+  std::error_code ec;
+  if (folder_trust::is_trusted(cwd))
+    catalog.add_folder(project_agents, /*trusted=*/false);
+  else if (fs::is_directory(project_agents, ec))
+    catalog.problems_.push_back(fmt::format(
+        "{}: ignored, the folder is not trusted (run `amplifier trust {}` to use its agents)",
+        project_agents.string(), cwd.string()));
   try {
     catalog.add_folder(user_dirs::config() / "agents", /*trusted=*/true);
   } catch (const std::exception &) {  // no home directory: no user agents

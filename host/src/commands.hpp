@@ -28,6 +28,7 @@ void add_chat_command(CLI::App &app, int &exit_code);
 void add_init_command(CLI::App &app, int &exit_code);
 void add_agents_command(CLI::App &app, int &exit_code);
 void add_serve_command(CLI::App &app, int &exit_code);  // serve/cmd_serve.cpp
+void add_trust_command(CLI::App &app, int &exit_code);
 
 // A plan as YAML that loads back to the same plan (`plan show`; cmd_plan.cpp).
 std::string mount_plan_yaml(const MountPlan &plan);

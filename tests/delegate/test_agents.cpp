@@ -3,6 +3,8 @@
 
 #include "temp_files.hpp"
 
+#include "amplifier/folder_trust.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -120,6 +122,12 @@ TEST_CASE("agents are found in the project, then the user's folder, then the pla
 )");
   ScopedEnv xdg("XDG_CONFIG_HOME", config.string());
   const amplifier::MountPlan plan = amplifier::load_mount_plan(plan_file);
+  // Until the operator trusts the project folder, its agents are not read.
+  const AgentCatalog untrusted = AgentCatalog::discover(plan, project);
+  REQUIRE(untrusted.find("shared"));
+  CHECK(untrusted.find("shared")->description == "from the user");
+  CHECK(untrusted.problems().front().find("the folder is not trusted") != std::string::npos);
+  amplifier::folder_trust::trust(project);
   const AgentCatalog catalog = AgentCatalog::discover(plan, project);
   REQUIRE(catalog.find("shared"));
   CHECK(catalog.find("shared")->description == "from the project");
@@ -225,6 +233,7 @@ TEST_CASE("an agent from a project folder adds no module and names no source") {
   amp_test::write_file(project / ".amplifier/agents/builder.md",
                        "---\ntools:\n  - {module: tool-bash, source: git+https://example.invalid/b.git}\n---\nx");
   ScopedEnv config("XDG_CONFIG_HOME", (dir.path() / "config").string());
+  amplifier::folder_trust::trust(project);
   const amplifier::MountPlan parent = amplifier::parse_mount_plan(kGuardedParent, "parent.yaml");
   const AgentCatalog catalog = AgentCatalog::discover(parent, project);
   const AgentDefinition *adder = catalog.find("adder");

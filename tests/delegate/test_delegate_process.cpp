@@ -242,7 +242,8 @@ TEST_CASE("a delegate call with a session_id continues that child's conversation
           R"([{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "what was it?", session_id: ")" +
               child + R"("}}]}, {text: "ok"}])",
           R"([{text: "it was 7"}])", "{}", "context-persistent"));
-  auto second = run_amplifier({"run", "--plan", second_plan.string(), "--format", "jsonl", "again"}, o);
+  auto second =
+      run_amplifier({"run", "--plan", second_plan.string(), "--format", "jsonl", "again"}, o);
   INFO(second.err);
   REQUIRE(second.exit_code == 0);
   const auto events = events_of(second.out);
@@ -295,6 +296,14 @@ TEST_CASE("amplifier agents list and show") {
           "---\ndescription: Helps out\ninherit: {tools: none}\n---\nYou help.\n");
   auto file = s.write("plan.yaml", plan("[]", "[]"));
   auto o = s.options();
+  // A project folder's agents count once the operator trusts the folder.
+  auto before = run_amplifier({"agents", "list", "--plan", file.string()}, o);
+  CHECK(before.out.find("helper") == std::string::npos);
+  CHECK(before.err.find("the folder is not trusted") != std::string::npos);
+  auto trust = run_amplifier({"trust"}, o);
+  INFO(trust.err);
+  REQUIRE(trust.exit_code == 0);
+  CHECK(trust.out.find("trusted: ") != std::string::npos);
   auto list = run_amplifier({"agents", "list", "--plan", file.string()}, o);
   INFO(list.err);
   REQUIRE(list.exit_code == 0);
@@ -303,7 +312,8 @@ TEST_CASE("amplifier agents list and show") {
   CHECK(list.out.find("researcher") != std::string::npos);
   CHECK(list.out.find("helper") < list.out.find("researcher"));  // the project's first
 
-  auto json_list = run_amplifier({"agents", "list", "--plan", file.string(), "--format", "json"}, o);
+  auto json_list =
+      run_amplifier({"agents", "list", "--plan", file.string(), "--format", "json"}, o);
   REQUIRE(json_list.exit_code == 0);
   CHECK(json::parse(json_list.out).as_array().size() == 2);
 

@@ -89,7 +89,8 @@ TEST_CASE("module install puts a module in the user folder; list, show, run and 
 
   // A plan names the id only: the user folder is on the default search path.
   auto plan = s.write("plan.yaml", plan_calling("module: tool-c-echo", "c_upper", "{text: abc}"));
-  auto run = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto run =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   INFO(run.err);
   CHECK(run.exit_code == 0);
   CHECK(contains(run.out, "\"output\":\"ABC\""));
@@ -153,7 +154,8 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
   auto plan =
       s.write("plan.yaml", plan_calling("{module: tool-c-wordcount, source: \"" + source + "\"}",
                                         "wordcount", "{text: \"one two three\"}"));
-  auto first = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto first =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
   CHECK(contains(first.out, "\"words\":3"));
@@ -164,7 +166,8 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
   REQUIRE(cached.size() == 1);
   CHECK(fs::is_regular_file(cached[0] / "tool-c-wordcount.so"));
 
-  auto second = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  auto second =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   CHECK(second.exit_code == 0);
   CHECK(contains(second.out, "\"words\":3"));
   CHECK_FALSE(contains(second.err, "fetching"));

@@ -116,10 +116,19 @@ TEST_CASE("config sources: the user file, then the project file, then the plan")
   const char *previous = std::getenv("XDG_CONFIG_HOME");
   const std::string saved = previous ? previous : "";
   ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
-  auto session = open_session(plan({{"user_config", true},
-                                    {"project_config", true},
-                                    {"working_dir", (dir / "project").string()},
-                                    {"servers", {{"c", fake}}}}));
+  const std::string config = json::serialize(json::object{{"user_config", true},
+                                                          {"project_config", true},
+                                                          {"working_dir", (dir / "project").string()},
+                                                          {"servers", {{"c", fake}}}});
+  // A folder the operator has not trusted (a cloned repository): its file starts nothing.
+  auto untrusted = open_session(plan(json::parse(config).as_object()));
+  CHECK(has_tool(*untrusted, "mcp_a_alpha"));
+  CHECK_FALSE(has_tool(*untrusted, "mcp_b_alpha"));  // the user's dead b: the project's is ignored
+  CHECK(has_tool(*untrusted, "mcp_c_alpha"));
+  // Once `amplifier trust` listed it, the project file counts.
+  write_file(dir / "xdg" / "amplifier" / "trusted-folders",
+             std::filesystem::canonical(dir / "project").string() + "\n");
+  auto session = open_session(plan(json::parse(config).as_object()));
   previous ? ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1) : ::unsetenv("XDG_CONFIG_HOME");
   CHECK(has_tool(*session, "mcp_a_alpha"));  // user file
   CHECK(has_tool(*session, "mcp_b_alpha"));  // the project file's b over the user's

@@ -197,7 +197,7 @@ std::string plural(std::size_t n, std::string_view word) {
   return std::to_string(n) + " " + std::string(word) + "s";
 }
 
-std::string quoted(std::string_view text) { return "'" + abbreviated(text) + "'"; }
+std::string quote_text(std::string_view text) { return "'" + abbreviated(text) + "'"; }
 
 // The schema a pure {"$ref": ...} stands for.
 const Node &followed(const Node &node) {
@@ -370,7 +370,7 @@ class Validator {
       if (!o.contains(dependency.name)) continue;
       for (const auto &name : dependency.required)
         if (!o.contains(name))
-          report("property " + quoted(dependency.name) + " requires property " + quoted(name));
+          report("property " + quote_text(dependency.name) + " requires property " + quote_text(name));
     }
     if (node.min_properties && o.size() < *node.min_properties)
       report("must have at least " + plural(*node.min_properties, "property") + ", got " +
@@ -414,8 +414,8 @@ class Validator {
     try {
       return boost::regex_search(key.begin(), key.end(), pattern.regex) ? Match::kYes : Match::kNo;
     } catch (const std::exception &e) {  // the matcher's complexity limit: fail closed
-      report("property " + quoted(key) + " could not be checked against the pattern " +
-             quoted(pattern.source) + ": " + e.what());
+      report("property " + quote_text(key) + " could not be checked against the pattern " +
+             quote_text(pattern.source) + ": " + e.what());
       return Match::kUnknown;
     }
   }
@@ -425,8 +425,8 @@ class Validator {
     for (const auto &p : node.properties) allowed += (allowed.empty() ? "" : ", ") + p.name;
     for (const auto &p : node.pattern_properties)
       allowed +=
-          (allowed.empty() ? "names matching " : ", names matching ") + quoted(p.pattern.source);
-    report("unexpected property " + quoted(key) +
+          (allowed.empty() ? "names matching " : ", names matching ") + quote_text(p.pattern.source);
+    report("unexpected property " + quote_text(key) +
            (allowed.empty() ? std::string(" (no properties are allowed)")
                             : " (allowed: " + allowed + ")"));
   }
@@ -435,7 +435,7 @@ class Validator {
     for (const auto &entry : o) {
       if (full()) return;
       if (auto violation = first_violation(names, json::value(entry.key())))
-        report("property name " + quoted(entry.key()) + " is not allowed: " + violation->problem);
+        report("property name " + quote_text(entry.key()) + " is not allowed: " + violation->problem);
     }
   }
 

@@ -1,5 +1,7 @@
 #include "mcp_config.hpp"
 
+#include "amplifier/folder_trust.hpp"
+
 #include "amplifier/module_support/config_reader.hpp"
 #include "amplifier/module_support/json_util.hpp"
 #include "amplifier/module_support/paths.hpp"
@@ -165,6 +167,16 @@ McpConfig read_config(const amp::sdk::Host &host, std::string_view config_json) 
 
   std::map<std::string, ServerConfig> servers;
   merge_file(host, config.user_file, servers);
+  // A project's file names programs to start: a cloned repository does not get to, until the
+  // operator trusts its folder (README "Security").
+  std::error_code ec;
+  if (!config.project_file.empty() && fs::exists(config.project_file, ec) &&
+      !amplifier::folder_trust::is_trusted(working_dir)) {
+    host.warn("tool-mcp: " + config.project_file.string() +
+              " ignored: its folder is not trusted (run `amplifier trust " + working_dir.string() +
+              "` to use it)");
+    config.project_file.clear();
+  }
   merge_file(host, config.project_file, servers);
   if (plan_servers) merge_servers(host, *plan_servers, "tool-mcp config: servers", servers);
   for (auto &entry : servers) config.servers.push_back(std::move(entry.second));
