@@ -11,9 +11,10 @@
 # Every report of a sanitizer, in a test or in any process it starts (the amplifier binary,
 # children), goes to a file under <tree>/sanitizer-reports/, and any such file fails the stage,
 # even when the test itself passed (a child's report cannot hide behind an expected exit code).
-# Budgets (seconds, for the ctest run of each stage): AMP_ASAN_BUDGET, AMP_TSAN_BUDGET. The
-# asan run takes about 3-4 minutes on 2 cores (install_sdk and test_validate, 1-1.5 minutes
-# each, are the longest); its budget leaves room for a slower machine and stops a hang early.
+# Budgets (seconds, for the ctest run of each stage): AMP_ASAN_BUDGET, AMP_TSAN_BUDGET. On a
+# cold 2-core machine the asan stage builds in about 14 minutes and runs in about 7
+# (install_sdk and test_validate are the longest); tsan in about 4 and 1.5. The budgets leave
+# room for a slower machine and stop a hang early.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
