@@ -31,7 +31,7 @@ Terminal::Terminal(const std::string &output) {
   } else if (output == "stderr") {
     fd_ = STDERR_FILENO;
   } else {
-    fd_ = ::open(output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+    fd_ = ::open(output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd_ < 0) throw std::runtime_error("cannot open " + output + " for the display: " + std::strerror(errno));
     owned_ = true;
   }
