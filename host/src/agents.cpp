@@ -162,7 +162,7 @@ void apply_inherit(std::vector<ModuleSpec> &list, const InheritRule &rule,
   });
 }
 
-const ModuleSpec *find_mounted(const std::vector<ModuleSpec> &list, const std::string &name) {
+const ModuleSpec *find_mounted(std::span<const ModuleSpec> list, const std::string &name) {
   for (const auto &spec : list)
     if (spec.mount_name() == name) return &spec;
   return nullptr;
@@ -204,9 +204,9 @@ void keep_parent_limits(std::vector<ModuleSpec> &child, const std::vector<Module
 void check_untrusted_overlay(const MountPlan &parent, const AgentDefinition &agent) {
   const MountPlan &overlay = agent.overlay;
   std::vector<std::string> refusals;
-  auto check = [&](const ModuleSpec &spec, const std::string &path,
-                   const std::vector<ModuleSpec> &mounted) {
-    if (spec.module.empty()) return;
+  for_each_module(overlay, [&](const ModuleSpec &spec, const std::string &path,
+                               PlanSection section) {
+    const auto mounted = section_modules(parent, section);
     if (!spec.source.empty())
       refusals.push_back(fmt::format("{}.source: may not name module sources", path));
     if (!find_mounted(mounted, spec.mount_name()))
@@ -216,17 +216,7 @@ void check_untrusted_overlay(const MountPlan &parent, const AgentDefinition &age
       if (key == "isolation" || key == "memory_limit_mb" || key == "required")
         refusals.push_back(fmt::format("{}.{}: only the operator sets it", path, key));
     config_refusals(spec, path, refusals);
-  };
-  const std::pair<const std::vector<ModuleSpec> *, const std::vector<ModuleSpec> *> sections[] = {
-      {&overlay.providers, &parent.providers},
-      {&overlay.tools, &parent.tools},
-      {&overlay.hooks, &parent.hooks}};
-  const char *names[] = {"providers", "tools", "hooks"};
-  for (std::size_t s = 0; s < 3; ++s)
-    for (std::size_t i = 0; i < sections[s].first->size(); ++i)
-      check((*sections[s].first)[i], fmt::format("{}[{}]", names[s], i), *sections[s].second);
-  check(overlay.orchestrator, "session.orchestrator", {parent.orchestrator});
-  check(overlay.context, "session.context", {parent.context});
+  });
   if (overlay.isolation_set) refusals.push_back("session.isolation: only the operator sets it");
   if (!refusals.empty())
     throw AgentError(fmt::format("{}: an agent from a project folder {}", agent.origin,

@@ -50,6 +50,35 @@ bool grants_key(std::string_view key) {
   return grants();
 }
 
+std::span<const ModuleSpec> section_modules(const MountPlan &plan, PlanSection section) {
+  switch (section) {
+    case PlanSection::orchestrator: return {&plan.orchestrator, 1};
+    case PlanSection::context: return {&plan.context, 1};
+    case PlanSection::providers: return plan.providers;
+    case PlanSection::tools: return plan.tools;
+    case PlanSection::hooks: return plan.hooks;
+  }
+  return {};
+}
+
+void for_each_module(
+    const MountPlan &plan,
+    const std::function<void(const ModuleSpec &, const std::string &, PlanSection)> &visit) {
+  constexpr std::pair<PlanSection, std::string_view> kSections[] = {
+      {PlanSection::orchestrator, "session.orchestrator"},
+      {PlanSection::context, "session.context"},
+      {PlanSection::providers, "providers"},
+      {PlanSection::tools, "tools"},
+      {PlanSection::hooks, "hooks"}};
+  for (const auto &[section, name] : kSections) {
+    const auto modules = section_modules(plan, section);
+    const bool listed = section != PlanSection::orchestrator && section != PlanSection::context;
+    for (std::size_t i = 0; i < modules.size(); ++i)
+      if (!modules[i].module.empty())
+        visit(modules[i], listed ? fmt::format("{}[{}]", name, i) : std::string(name), section);
+  }
+}
+
 void config_refusals(const ModuleSpec &spec, const std::string &path,
                      std::vector<std::string> &refusals) {
   check_object(spec.config, path + ".config", refusals);

@@ -5,6 +5,8 @@
 #pragma once
 #include "amplifier/mount_plan.hpp"
 
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,16 @@ namespace amplifier::host {
 // allow(ed), deny/denied, output, record, socket, exec, program, script, working, store, cert,
 // isolation, depth, nesting, root, rules, default.
 bool grants_key(std::string_view key);
+
+// Where a module entry stands in a plan.
+enum class PlanSection { orchestrator, context, providers, tools, hooks };
+// The entries of `section` (one for the orchestrator and the context).
+std::span<const ModuleSpec> section_modules(const MountPlan &plan, PlanSection section);
+// Visits every module entry of `plan` that names a module, with the path that names it in
+// messages ("session.orchestrator", "tools[2]") and its section.
+void for_each_module(
+    const MountPlan &plan,
+    const std::function<void(const ModuleSpec &, const std::string &, PlanSection)> &visit);
 
 // One line per key of `spec.config` that grants, named from `path` (e.g.
 // "tools[0].config.sandbox"). Objects are searched at every depth; arrays are data (scripted

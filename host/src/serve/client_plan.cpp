@@ -17,7 +17,6 @@ constexpr std::array<std::string_view, 1> kRefusedModules = {"tool-mcp"};
 void check_module(const ModuleSpec &spec, const std::string &path,
                   const std::set<std::string> &operator_modules,
                   std::vector<std::string> &refusals) {
-  if (spec.module.empty()) return;
   if (!spec.source.empty())
     refusals.push_back(fmt::format("{}.source: a client plan may not name module sources", path));
   if (std::find(kRefusedModules.begin(), kRefusedModules.end(), spec.module) !=
@@ -39,13 +38,9 @@ std::vector<std::string> client_plan_refusals(const MountPlan &plan,
   if (!plan.includes.empty())
     refusals.push_back("includes: a client plan may not include files");
   if (!plan.agents.empty()) refusals.push_back("agents: a client plan may not define agents");
-  check_module(plan.orchestrator, "session.orchestrator", operator_modules, refusals);
-  check_module(plan.context, "session.context", operator_modules, refusals);
-  const std::pair<const std::vector<ModuleSpec> *, std::string_view> sections[] = {
-      {&plan.providers, "providers"}, {&plan.tools, "tools"}, {&plan.hooks, "hooks"}};
-  for (const auto &[specs, name] : sections)
-    for (std::size_t i = 0; i < specs->size(); ++i)
-      check_module((*specs)[i], fmt::format("{}[{}]", name, i), operator_modules, refusals);
+  for_each_module(plan, [&](const ModuleSpec &spec, const std::string &path, PlanSection) {
+    check_module(spec, path, operator_modules, refusals);
+  });
   return refusals;
 }
 

@@ -126,6 +126,11 @@ MountPlan SessionFactory::client_plan(const json::value &spec) const {
   return plan;
 }
 
+// Trust: reads only the operator's files (the default plan, --plans-dir), expanding their
+// ${VAR}s from the server's environment as the operator's plans always are. A client's request
+// triggers the reading but chooses nothing of it: not the folder, not a file, not a variable;
+// its own plan is parsed with no_env() (test_serve: "clients choose among the operator's
+// plans ...").
 std::set<std::string> SessionFactory::operator_modules() const {
   std::set<std::string> ids;
   auto add = [&](const MountPlan &plan) {
