@@ -33,6 +33,12 @@ json::object parse_body(const ApiRequest &request) {
   return std::move(value.as_object());
 }
 
+std::string_view trim_blanks(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 std::optional<std::string> query_parameter(std::string_view query, std::string_view key) {
   const auto params = boost::urls::parse_query(query);
   if (!params) return std::nullopt;

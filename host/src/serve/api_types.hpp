@@ -51,6 +51,9 @@ ApiResponse error_response(int status, std::string_view type, std::string_view m
 // The request body as a JSON object: ApiError 400 naming the problem otherwise. An empty body
 // is an empty object.
 boost::json::object parse_body(const ApiRequest &request);
+// `text` without the spaces and tabs around it (a header value's optional whitespace).
+std::string_view trim_blanks(std::string_view text);
+
 // The decoded value of parameter `key` in a query string ("a=1&token=x%20y" -> "x y");
 // nullopt when it is not there or the query is malformed.
 std::optional<std::string> query_parameter(std::string_view query, std::string_view key);

@@ -1,5 +1,7 @@
 #include "request_guard.hpp"
 
+#include "api_types.hpp"
+
 #include <boost/asio/ip/address.hpp>
 
 #include <algorithm>
@@ -15,12 +17,6 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::string_view strip(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 bool is_ip_address(const std::string &name) {
   boost::system::error_code ec;
   boost::asio::ip::make_address(name, ec);
@@ -30,7 +26,7 @@ bool is_ip_address(const std::string &name) {
 }  // namespace
 
 std::optional<std::string> host_name_of(std::string_view host_header) {
-  host_header = strip(host_header);
+  host_header = trim_blanks(host_header);
   if (host_header.empty()) return std::nullopt;
   std::string_view name = host_header;
   std::string_view port;
@@ -71,11 +67,11 @@ bool origin_allowed(std::string_view origin, std::string_view host_header,
   if (origin.empty()) return true;
   if (cors_origin == "*" || (!cors_origin.empty() && origin == cors_origin)) return true;
   // The server's own page: the origin the browser loaded it from is the Host it sends.
-  return lower(origin) == "http://" + lower(strip(host_header));
+  return lower(origin) == "http://" + lower(trim_blanks(host_header));
 }
 
 bool is_json_content_type(std::string_view content_type) {
-  const std::string_view media = strip(content_type.substr(0, content_type.find(';')));
+  const std::string_view media = trim_blanks(content_type.substr(0, content_type.find(';')));
   return lower(media) == "application/json";
 }
 

@@ -28,18 +28,12 @@ std::string_view content_type(std::string_view name) {
   return "application/octet-stream";
 }
 
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 // If-None-Match is "*" or a list of ETags, each maybe weak (W/"..."): a weak match is enough
 // for a GET (RFC 9110 13.1.2).
 bool etag_listed(std::string_view if_none_match, std::string_view etag) {
   while (!if_none_match.empty()) {
     const auto comma = std::min(if_none_match.find(','), if_none_match.size());
-    std::string_view candidate = trim(if_none_match.substr(0, comma));
+    std::string_view candidate = trim_blanks(if_none_match.substr(0, comma));
     if (candidate.starts_with("W/")) candidate.remove_prefix(2);
     if (candidate == "*" || candidate == etag) return true;
     if_none_match.remove_prefix(std::min(comma + 1, if_none_match.size()));
