@@ -212,9 +212,7 @@ void check_untrusted_overlay(const MountPlan &parent, const AgentDefinition &age
     if (!find_mounted(mounted, spec.mount_name()))
       refusals.push_back(fmt::format("{}: may not add {}, which its parent does not mount", path,
                                      spec.mount_name()));
-    for (const auto &key : spec.set_keys)
-      if (key == "isolation" || key == "memory_limit_mb" || key == "required")
-        refusals.push_back(fmt::format("{}.{}: only the operator sets it", path, key));
+    option_refusals(spec, path, refusals);
     config_refusals(spec, path, refusals);
   });
   if (overlay.isolation_set) refusals.push_back("session.isolation: only the operator sets it");

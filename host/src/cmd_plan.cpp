@@ -126,6 +126,7 @@ void emit_spec(YAML::Emitter &out, const ModuleSpec &spec) {
     if (key == "timeout") out << spec.timeout_seconds;
     if (key == "memory_limit_mb") out << spec.memory_limit_mb;
     if (key == "restarts_per_minute") out << spec.restarts_per_minute;
+    if (key == "max_message_mb") out << spec.max_message_mb;
   }
   if (!spec.config.empty()) {
     out << YAML::Key << "config" << YAML::Value;

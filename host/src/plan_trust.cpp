@@ -84,4 +84,12 @@ void config_refusals(const ModuleSpec &spec, const std::string &path,
   check_object(spec.config, path + ".config", refusals);
 }
 
+void option_refusals(const ModuleSpec &spec, const std::string &path,
+                     std::vector<std::string> &refusals) {
+  for (const auto &key : spec.set_keys)
+    if (key == "isolation" || key == "memory_limit_mb" || key == "max_message_mb" ||
+        key == "required")
+      refusals.push_back(fmt::format("{}.{}: only the operator sets it", path, key));
+}
+
 }  // namespace amplifier::host

@@ -37,4 +37,9 @@ void for_each_module(
 void config_refusals(const ModuleSpec &spec, const std::string &path,
                      std::vector<std::string> &refusals);
 
+// One line per entry option of `spec` that sets how its process runs (isolation,
+// memory_limit_mb, max_message_mb, required): only the operator sets those.
+void option_refusals(const ModuleSpec &spec, const std::string &path,
+                     std::vector<std::string> &refusals);
+
 }  // namespace amplifier::host

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <sys/prctl.h>
@@ -41,7 +42,7 @@ using amp::sdk::write_to;
 // The one module instance this process serves, and everything the host API needs to route.
 class ModuleProcess final : public Channel::Handler {
  public:
-  void start(const char *library);
+  void start(const char *library, std::uint32_t max_frame_bytes);
   void wait_forever();
 
   // --- Channel::Handler ---
@@ -53,7 +54,7 @@ class ModuleProcess final : public Channel::Handler {
   // --- the host API, as the module sees it ---
   Reply forward(const Message &message);
   amp_status forward_into(const Message &message, amp_writer *out);
-  void forward_notify(const Message &message) { channel_->notify(message); }
+  void forward_notify(const Message &message);
   amp_status config_get(std::string_view key, amp_writer *out);
   amp_status hook_register(amp_str event, int32_t priority, amp_str name, amp_hook_fn fn,
                            void *user_data);
@@ -258,8 +259,8 @@ amp_host *host_handle() { return reinterpret_cast<amp_host *>(&g_process); }
 
 // ---- serving the host ------------------------------------------------------------------
 
-void ModuleProcess::start(const char *library) {
-  channel_ = std::make_unique<Channel>(kSocketFd, *this);
+void ModuleProcess::start(const char *library, std::uint32_t max_frame_bytes) {
+  channel_ = std::make_unique<Channel>(kSocketFd, *this, -1, max_frame_bytes);
   try {
     ModuleLoader loader(std::vector<std::filesystem::path>{});
     module_ = loader.load_file(library, &kHostApi);
@@ -528,7 +529,27 @@ void ModuleProcess::deliver_to_sink(const Frame &frame) {
 Reply ModuleProcess::forward(const Message &message) {
   auto outcome = channel_->request(message);
   if (auto *reply = std::get_if<Reply>(&outcome)) return std::move(*reply);
+  if (std::get<RequestFailure>(outcome) == RequestFailure::too_large)
+    return Reply{AMP_ERROR, 0, "the message is larger than the module's max_message_mb"};
   return Reply{AMP_ERROR, 0, "the host is gone"};
+}
+
+// A one-way report to the host. One over the frame limit never crosses into the module (this
+// runs under a C function of the host API): a call's finish becomes a typed error that says
+// why, anything else is dropped and said on stderr (which the host logs).
+void ModuleProcess::forward_notify(const Message &message) {
+  try {
+    channel_->notify(message);
+  } catch (const std::length_error &e) {
+    if (message.fn == Fn::call_finish) {
+      boost::json::object error{{"kind", "invalid_request"}, {"message", e.what()},
+                                {"retryable", false}};
+      channel_->notify(Message(Fn::call_finish, {boost::json::serialize(error)}, message.a,
+                               std::uint64_t(AMP_ERROR)));
+    } else {
+      std::fprintf(stderr, "a report to the host was dropped: %s\n", e.what());
+    }
+  }
 }
 
 amp_status ModuleProcess::forward_into(const Message &message, amp_writer *out) {
@@ -653,7 +674,9 @@ amp_status ModuleProcess::submit_work(std::uint32_t delay_ms, void (*fn)(void *)
 
 int main(int argc, char **argv) {
   using namespace amplifier::isolation;
-  if (argc != 2) {
+  // argv: LIBRARY MAX_MESSAGE_MB (spawn.hpp)
+  unsigned long max_message_mb = argc == 3 ? std::strtoul(argv[2], nullptr, 10) : 0;
+  if (argc != 3 || max_message_mb == 0 || max_message_mb > (kMaxFrameBytesCeiling >> 20)) {
     std::fprintf(stderr, "amplifier-module-host: started by the amplifier host, not by hand\n");
     return 2;
   }
@@ -661,6 +684,6 @@ int main(int argc, char **argv) {
   std::signal(SIGPIPE, SIG_IGN);
   static ModuleProcess process;
   g_process = &process;
-  process.start(argv[1]);
+  process.start(argv[1], std::uint32_t(max_message_mb << 20));
   process.wait_forever();
 }

@@ -165,12 +165,12 @@ std::string item_path(const std::string &path, std::size_t index) {
 
 constexpr std::array<std::string_view, 6> kTopLevelKeys = {"session", "providers", "tools",
                                                            "hooks",   "agents",    "includes"};
-constexpr std::array<std::string_view, 8> kModuleKeys = {
-    "module",  "source",          "config",           "required",
-    "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
-constexpr std::array<std::string_view, 9> kProviderKeys = {
-    "module",  "source",    "config",          "required",           "instance_id",
-    "timeout", "isolation", "memory_limit_mb", "restarts_per_minute"};
+constexpr std::array<std::string_view, 9> kModuleKeys = {
+    "module",    "source",          "config",              "required",      "timeout",
+    "isolation", "memory_limit_mb", "restarts_per_minute", "max_message_mb"};
+constexpr std::array<std::string_view, 10> kProviderKeys = {
+    "module",  "source",    "config",          "required",            "instance_id",
+    "timeout", "isolation", "memory_limit_mb", "restarts_per_minute", "max_message_mb"};
 // Aliases make a small file describe an exponentially large tree; stop long before memory does.
 constexpr std::size_t kMaxConvertedNodes = 1'000'000;
 // A node count alone lets a few aliases of one large scalar through: a 1 MiB plan whose
@@ -433,6 +433,8 @@ class PlanParser {
       spec.memory_limit_mb = std::size_t(read_number(value, 16, 1 << 20).value_or(0));
     } else if (key == "restarts_per_minute") {
       spec.restarts_per_minute = int(read_number(value, 0, 1000).value_or(3));
+    } else if (key == "max_message_mb") {
+      spec.max_message_mb = std::size_t(read_number(value, 1, 1024).value_or(64));
     } else {
       return false;
     }
@@ -709,6 +711,7 @@ void merge_spec(ModuleSpec &base, const ModuleSpec &top) {
   if (sets(top, "timeout")) base.timeout_seconds = top.timeout_seconds;
   if (sets(top, "memory_limit_mb")) base.memory_limit_mb = top.memory_limit_mb;
   if (sets(top, "restarts_per_minute")) base.restarts_per_minute = top.restarts_per_minute;
+  if (sets(top, "max_message_mb")) base.max_message_mb = top.max_message_mb;
   for (const auto &key : top.set_keys)
     if (!sets(base, key)) base.set_keys.push_back(key);
   deep_merge(base.config, top.config);

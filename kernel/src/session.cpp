@@ -148,6 +148,7 @@ struct Session::Impl {
     options.call_timeout = timeout;
     options.memory_limit_mb = spec.memory_limit_mb;
     options.restarts_per_minute = spec.restarts_per_minute;
+    options.max_message_mb = spec.max_message_mb;
     options.required = spec.required;
     auto module = load_isolated(location.file, options);
     if (module->id() != spec.module)

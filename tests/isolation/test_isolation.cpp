@@ -8,6 +8,7 @@
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -208,6 +209,65 @@ tools:
   CHECK(contains(last_tool_output(*session), "module 'crash-tool' crashed (killed by signal"));
   REQUIRE(events.count("module:crashed") == 1);
   CHECK(session->execute("echo").response == "Back.");
+}
+
+TEST_CASE("a module that announces a frame over max_message_mb is cut off at the header") {
+  // Before the cap was checked against a plan's limit, the host waited for (and would have
+  // buffered) the announced 100 MiB, and the call ran into its timeout instead.
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: forge, input: {}}]
+        - text: "It was cut off."
+        - tool_calls: [{id: call_2, name: echo, input: {}}]
+        - text: "Back."
+tools:
+  - module: crash-tool
+    isolation: process
+    timeout: 20
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(session->execute("forge").response == "It was cut off.");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));
+  const auto output = last_tool_output(*session);
+  CHECK(contains(output, "over the limit of 64 MiB"));
+  CHECK_FALSE(contains(output, "took longer than"));
+  CHECK(events.count("module:crashed") == 1);
+  CHECK(session->execute("echo").response == "Back.");
+}
+
+TEST_CASE("an answer larger than max_message_mb fails its call, and the module goes on") {
+  auto session = make_session(R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: big, input: {bytes: 2000000}}]
+        - text: "Too big."
+        - tool_calls: [{id: call_2, name: big, input: {bytes: 1000}}]
+        - text: "Small."
+tools:
+  - module: crash-tool
+    isolation: process
+    max_message_mb: 1
+)");
+  EventLog events(session->hooks());
+  session->initialize();
+  CHECK(session->execute("big").response == "Too big.");
+  CHECK(contains(last_tool_output(*session), "larger than the 1 MiB a module process accepts"));
+  CHECK(session->execute("small").response == "Small.");
+  CHECK(contains(last_tool_output(*session), std::string(1000, 'x')));
+  CHECK(events.count("module:crashed") == 0);
 }
 
 TEST_CASE("a hook that hangs past its timeout is killed and skipped; the turn completes") {

@@ -350,13 +350,14 @@ hooks:
   }
 }
 
-TEST_CASE("isolation, timeout, memory_limit_mb and restarts_per_minute on module entries") {
+TEST_CASE("isolation, timeout, memory_limit_mb, restarts_per_minute, max_message_mb on modules") {
   const MountPlan plan = parse_mount_plan(R"(session:
   orchestrator: loop-basic
   context: {module: context-simple, isolation: in_process}
   isolation: process
 providers:
-  - {module: provider-mock, timeout: 2.5, memory_limit_mb: 256, restarts_per_minute: 0}
+  - {module: provider-mock, timeout: 2.5, memory_limit_mb: 256, restarts_per_minute: 0,
+     max_message_mb: 8}
 tools:
   - {module: tool-bash, isolation: in_process}
 )", "isolation.yaml", fake_env());
@@ -368,11 +369,14 @@ tools:
   CHECK(plan.providers.at(0).restarts_per_minute == 0);
   CHECK(plan.tools.at(0).isolation == Isolation::in_process);
   CHECK(plan.tools.at(0).restarts_per_minute == 3);
+  CHECK(plan.providers.at(0).max_message_mb == 8);
+  CHECK(plan.tools.at(0).max_message_mb == 64);
   CHECK(plan.session_extra.empty());  // isolation is read, not passed through
 
   auto problems = problems_of(R"(session: {orchestrator: loop-basic, context: context-simple, isolation: jail}
 tools:
-  - {module: tool-bash, isolation: sandbox, timeout: -1, memory_limit_mb: 1, restarts_per_minute: x}
+  - {module: tool-bash, isolation: sandbox, timeout: -1, memory_limit_mb: 1, restarts_per_minute: x,
+     max_message_mb: 2048}
 )");
   std::string all;
   for (const auto &p : problems) all += p.to_string() + "\n";
@@ -381,6 +385,7 @@ tools:
   CHECK(contains(all, "tools[0].timeout: -1 is out of range"));
   CHECK(contains(all, "tools[0].memory_limit_mb: 1 is out of range"));
   CHECK(contains(all, "tools[0].restarts_per_minute: expected a number"));
+  CHECK(contains(all, "tools[0].max_message_mb: 2048 is out of range"));
 }
 
 TEST_CASE("load_mount_plan reads a file and labels messages with its path") {

@@ -227,6 +227,15 @@ TEST_CASE("clients choose among the operator's plans; inline plans are off unles
     CHECK(mentions(post_plan(serve.port(), sourced).body,
                    "a client plan may mount only modules the operator's plans mount, not tool-x"));
 
+    // How a module's process runs (how much a module process may make serve buffer) is the
+    // operator's to say.
+    json::object process = mock_plan("hi");
+    process["providers"].as_array()[0].as_object()["isolation"] = "process";
+    process["providers"].as_array()[0].as_object()["max_message_mb"] = 1024;
+    const std::string process_refusals = post_plan(serve.port(), process).body;
+    CHECK(mentions(process_refusals, "providers[0].isolation: only the operator sets it"));
+    CHECK(mentions(process_refusals, "providers[0].max_message_mb: only the operator sets it"));
+
     json::object agents = mock_plan("hi");
     agents["agents"] = json::object{{"x", json::object{{"description", "d"}}}};
     CHECK(mentions(post_plan(serve.port(), agents).body, "agents: a client plan may not"));

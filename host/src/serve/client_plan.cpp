@@ -27,6 +27,7 @@ void check_module(const ModuleSpec &spec, const std::string &path,
     refusals.push_back(fmt::format(
         "{}.module: a client plan may mount only modules the operator's plans mount, not {}",
         path, spec.module));
+  option_refusals(spec, path, refusals);
   config_refusals(spec, path, refusals);
 }
 

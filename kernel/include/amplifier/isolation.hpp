@@ -24,6 +24,10 @@ struct IsolationOptions {
   std::chrono::milliseconds call_timeout{0};
   // The process's address-space limit (RLIMIT_AS) in MiB, 0 for none.
   std::size_t memory_limit_mb = 0;
+  // The largest message either side may send, in MiB (1 to 1024): a frame whose header says
+  // more ends the process as a broken peer, before anything of it is buffered, and a call
+  // whose input or answer is larger fails with a clear error.
+  std::size_t max_message_mb = 64;
   // How many restarts in any 60 seconds before the module stays down.
   int restarts_per_minute = 3;
   // The plan marks the module required: a hook handler of it that cannot run (the process

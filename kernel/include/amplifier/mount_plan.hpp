@@ -37,6 +37,7 @@ struct ModuleSpec {
   double timeout_seconds = 0;
   std::size_t memory_limit_mb = 0;  // `memory_limit_mb:` the process's limit (isolation only)
   int restarts_per_minute = 3;      // `restarts_per_minute:` before it stays down (isolation)
+  std::size_t max_message_mb = 64;  // `max_message_mb:` largest message to or from its process
   boost::json::object config;
   PlanLocation location;
   std::string file;  // the plan file the entry comes from (with includes, not always the top one)

@@ -36,8 +36,8 @@ struct Channel::Pending {
   std::optional<Reply> reply;  // empty when the channel closed first
 };
 
-Channel::Channel(int socket_fd, Handler &handler, int output_fd)
-    : fd_(socket_fd), output_fd_(output_fd), handler_(handler) {
+Channel::Channel(int socket_fd, Handler &handler, int output_fd, std::uint32_t max_frame_bytes)
+    : fd_(socket_fd), output_fd_(output_fd), max_frame_bytes_(max_frame_bytes), handler_(handler) {
   reader_ = std::thread([this] { read_loop(); });
   dispatcher_ = std::thread([this] { dispatch_loop(); });
   writer_ = std::thread([this] { write_loop(); });
@@ -77,6 +77,7 @@ void Channel::close() {
 bool Channel::notify(const Message &message) { return send(FrameKind::notify, 0, message); }
 
 bool Channel::send(FrameKind kind, std::uint64_t tag, const Message &message) {
+  checked_body_size(message, max_frame_bytes_);  // before it takes a place in the order
   std::unique_lock lock(write_mutex_);
   if (broken_ || closed_.load()) return false;
   std::uint64_t order = 0;
@@ -86,7 +87,7 @@ bool Channel::send(FrameKind kind, std::uint64_t tag, const Message &message) {
   } else if (kind == FrameKind::request && last_notify.channel == this) {
     order = last_notify.order;
   }
-  append_frame(outgoing_, kind, tag, order, message);
+  append_frame(outgoing_, kind, tag, order, message, max_frame_bytes_);
   if (kind == FrameKind::notify && is_streamed(message.fn)) {
     // The writer thread sends it, batched with whatever else queues up meanwhile.
     if (!writing_ && writer_waiting_) writer_cv_.notify_one();
@@ -159,8 +160,18 @@ std::variant<Reply, RequestFailure> Channel::request(const Message &message,
     if (closed_.load()) return RequestFailure::closed;
     pending_.emplace(tag, &pending);
   }
-  bool sent = send(FrameKind::request, tag, message);
+  bool sent = false;
+  bool too_large = false;
+  try {
+    sent = send(FrameKind::request, tag, message);
+  } catch (const std::length_error &) {
+    too_large = true;
+  }
   std::unique_lock lock(pending_mutex_);
+  if (too_large) {
+    pending_.erase(tag);
+    return RequestFailure::too_large;
+  }
   if (sent) {
     auto ready = [&] { return pending.done; };
     if (deadline) {
@@ -203,7 +214,7 @@ void Channel::read_loop() {
       if (fds[0].revents && !handle_input(input)) break;
     }
   } catch (const std::exception &e) {
-    reason = fmt::format("the module process sent a malformed frame: {}", e.what());
+    reason = fmt::format("{}: {}", kMalformedFrame, e.what());
   }
   // Collect the peer's last words (an abort message, a sanitizer report) for a moment.
   while (output_open) {
@@ -235,7 +246,7 @@ bool Channel::handle_input(std::string &buffer) {
   buffer.resize(old_size + std::size_t(n));
   std::size_t consumed = 0;
   std::vector<Queued> notifies;  // handed to the dispatcher at once: one wake per read
-  while (std::size_t size = complete_frame_size(std::string_view(buffer).substr(consumed))) {
+  while (std::size_t size = complete_frame_size(std::string_view(buffer).substr(consumed), max_frame_bytes_)) {
     handle_frame(std::string_view(buffer).substr(consumed, size), notifies);
     consumed += size;
   }
@@ -317,7 +328,12 @@ void Channel::run_request(std::string frame_bytes) {
     reply = Reply{1 /* AMP_ERROR */, 0, e.what()};
   }
   Message answer(frame.fn, {reply.text}, reply.a, reply.b);
-  send(FrameKind::reply, frame.tag, answer);
+  try {
+    send(FrameKind::reply, frame.tag, answer);
+  } catch (const std::length_error &e) {
+    // An answer over the frame limit becomes an error the requester can read.
+    send(FrameKind::reply, frame.tag, Message(frame.fn, {e.what()}, 1 /* AMP_ERROR */));
+  }
 }
 
 void Channel::wait_for_order(std::uint64_t order) {

@@ -40,7 +40,13 @@ struct Reply {
   std::string text;
 };
 
-enum class RequestFailure { closed, timed_out };
+// closed: the channel ended first; timed_out: no reply by the deadline; too_large: the request
+// is larger than the channel's frame limit, so it was not sent (the channel goes on).
+enum class RequestFailure { closed, timed_out, too_large };
+
+// How on_closed's reason starts when the peer broke the protocol (a frame over the limit, of
+// an unknown kind, with too many strings): the peer is then not to be trusted to end by itself.
+inline constexpr std::string_view kMalformedFrame = "the module process sent a malformed frame";
 
 class Channel {
  public:
@@ -65,15 +71,18 @@ class Channel {
   static constexpr auto kOrderingWait = std::chrono::milliseconds(250);
 
   // Takes ownership of `socket_fd` (and `output_fd`, the read end of the peer's output, when
-  // not -1). `handler` must outlive the channel.
-  Channel(int socket_fd, Handler &handler, int output_fd = -1);
+  // not -1). `handler` must outlive the channel. A frame whose body is larger than
+  // `max_frame_bytes`, either way, ends the conversation (wire.hpp); both ends use the same.
+  Channel(int socket_fd, Handler &handler, int output_fd = -1,
+          std::uint32_t max_frame_bytes = kDefaultMaxFrameBytes);
   // Closes the socket and waits for the threads and every running request handler.
   // Never call it from the dispatcher thread or from inside a request handler.
   ~Channel();
   Channel(const Channel &) = delete;
   Channel &operator=(const Channel &) = delete;
 
-  // Sends a one-way message. Returns false when the channel is closed.
+  // Sends a one-way message. Returns false when the channel is closed. Throws
+  // std::length_error, sending nothing, when the message is larger than the frame limit.
   bool notify(const Message &message);
   // Sends a request and waits for its reply until `deadline` (none: no limit).
   std::variant<Reply, RequestFailure> request(const Message &message,
@@ -105,6 +114,7 @@ class Channel {
 
   int fd_;
   int output_fd_;
+  std::uint32_t max_frame_bytes_;
   Handler &handler_;
   std::atomic<bool> closed_{false};
 

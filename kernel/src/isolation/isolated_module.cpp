@@ -79,13 +79,14 @@ struct Hello {
 class Child final : public Channel::Handler, public std::enable_shared_from_this<Child> {
  public:
   Child(std::weak_ptr<IsolatedModule> owner, std::uint64_t generation, SpawnedProcess process,
-        std::string label)
+        std::string label, std::uint32_t max_frame_bytes)
       : owner_(std::move(owner)),
         generation_(generation),
         pid_(process.pid),
         end_(process.pid),
         label_(std::move(label)) {
-    channel_ = std::make_unique<Channel>(process.socket_fd, *this, process.output_fd);
+    channel_ = std::make_unique<Channel>(process.socket_fd, *this, process.output_fd,
+                                         max_frame_bytes);
   }
   ~Child() override {
     end_.kill();
@@ -341,7 +342,21 @@ amp_status relay_contributor(void *user_data, amp_writer *out) {
 // The sink of a call the module process started.
 void sink_send(void *user_data, Message message) {
   auto *relay = static_cast<SinkRelay *>(user_data);
-  if (auto child = relay->child.lock()) child->channel().notify(message);
+  auto child = relay->child.lock();
+  if (!child) return;
+  try {
+    child->channel().notify(message);
+  } catch (const std::length_error &e) {
+    // A report too large for the module's process is dropped, and said so; a call's end
+    // still arrives, as an error, or the module would wait for it forever.
+    log(LogLevel::Warning, kIsolationLog, fmt::format("a stream report to a module: {}", e.what()));
+    if (message.fn == Fn::sink_finish) {
+      const std::string error = boost::json::serialize(boost::json::object{
+          {"kind", "invalid_request"}, {"message", e.what()}, {"retryable", false}});
+      child->channel().notify(
+          Message(Fn::sink_finish, {error}, message.a, message.b, std::uint64_t(AMP_ERROR)));
+    }
+  }
 }
 void sink_on_event(void *user_data, amp_call_id call, amp_str event) {
   auto *relay = static_cast<SinkRelay *>(user_data);
@@ -407,7 +422,9 @@ Reply Child::on_request(const Frame &frame) {
   return Reply{AMP_ERROR, 0, "the module was unmounted"};
 }
 
-void Child::on_closed(const std::string &) {
+void Child::on_closed(const std::string &reason) {
+  // A process that broke the protocol is killed now, and that is what its calls report.
+  if (reason.starts_with(kMalformedFrame)) kill(reason, 0);
   {
     std::lock_guard lock(mutex_);
     ended_ = true;
@@ -434,7 +451,7 @@ std::shared_ptr<Child> IsolatedModule::start_child() {
   const auto program = module_host_program();
   SpawnedProcess process;
   try {
-    process = spawn_module_host(program, file_, options_.memory_limit_mb);
+    process = spawn_module_host(program, file_, options_.memory_limit_mb, options_.max_message_mb);
   } catch (const std::exception &e) {
     throw ModuleLoadError(fmt::format("module file {}: cannot start its process ({}): {}",
                                       file_.string(), program.string(), e.what()));
@@ -446,7 +463,8 @@ std::shared_ptr<Child> IsolatedModule::start_child() {
   }
   std::string label = fmt::format(
       "{} [pid {}]", hello_.id.empty() ? file_.stem().string() : hello_.id, process.pid);
-  return std::make_shared<Child>(weak_from_this(), generation, process, std::move(label));
+  return std::make_shared<Child>(weak_from_this(), generation, process, std::move(label),
+                                 std::uint32_t(options_.max_message_mb << 20));
 }
 
 std::shared_ptr<const LoadedModule> IsolatedModule::start() {
@@ -500,6 +518,9 @@ std::variant<Reply, std::string> IsolatedModule::request(const std::shared_ptr<C
                                                          const Message &message) {
   auto outcome = child->channel().request(message, deadline());
   if (auto *reply = std::get_if<Reply>(&outcome)) return std::move(*reply);
+  if (std::get<RequestFailure>(outcome) == RequestFailure::too_large)
+    return fmt::format("{} {}: the message is larger than the module's max_message_mb ({} MiB)",
+                       label_, to_string(message.fn), options_.max_message_mb);
   if (std::get<RequestFailure>(outcome) == RequestFailure::timed_out) {
     std::string why = fmt::format("{} {} took longer than {} ms; its process was killed", label_,
                                   to_string(message.fn), options_.call_timeout.count());
@@ -680,7 +701,15 @@ void IsolatedModule::start_call(Fn fn, amp_call_id call,
     std::lock_guard lock(mutex_);
     served_[call] = child->generation();
   }
-  if (!child->channel().notify(Message(fn, args, call))) {
+  bool sent;
+  try {
+    sent = child->channel().notify(Message(fn, args, call));
+  } catch (const std::length_error &e) {
+    if (take_served(call, child->generation()))
+      finish_call(call, ErrorKind::invalid_request, fmt::format("{}: {}", label_, e.what()), -1);
+    return;
+  }
+  if (!sent) {
     if (take_served(call, child->generation()))
       finish_call(call, ErrorKind::module_crashed,
                   fmt::format("{}: its process ended before the call started", label_), -1);
@@ -998,6 +1027,9 @@ void IsolatedModule::emit(std::string_view event, boost::json::object data) {
 
 std::shared_ptr<const LoadedModule> load_isolated(const std::filesystem::path &file,
                                                   IsolationOptions options) {
+  // The plan's reader keeps it in range; a program calling this directly is held to it too.
+  options.max_message_mb = std::clamp<std::size_t>(
+      options.max_message_mb, 1, isolation::kMaxFrameBytesCeiling >> 20);
   auto module = std::make_shared<isolation::IsolatedModule>(file, options);
   return module->start();
 }

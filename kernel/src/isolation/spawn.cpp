@@ -69,8 +69,9 @@ class ForkThread {
 };
 
 // Between fork and exec: async-signal-safe calls only. Never returns.
-[[noreturn]] void become_module_host(const char *program, const char *library, int socket_fd,
-                                     int output_fd, pid_t host, std::size_t memory_limit_mb) {
+[[noreturn]] void become_module_host(const char *program, const char *library,
+                                     const char *max_message_mb, int socket_fd, int output_fd,
+                                     pid_t host, std::size_t memory_limit_mb) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != host) ::_exit(127);
   ::setpgid(0, 0);
   if (socket_fd == kChildSocketFd) {
@@ -90,7 +91,8 @@ class ForkThread {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  char *const argv[] = {const_cast<char *>(program), const_cast<char *>(library), nullptr};
+  char *const argv[] = {const_cast<char *>(program), const_cast<char *>(library),
+                        const_cast<char *>(max_message_mb), nullptr};
   ::execv(program, argv);
   ::_exit(127);
 }
@@ -99,7 +101,7 @@ class ForkThread {
 
 SpawnedProcess spawn_module_host(const std::filesystem::path &program,
                                  const std::filesystem::path &library,
-                                 std::size_t memory_limit_mb) {
+                                 std::size_t memory_limit_mb, std::size_t max_message_mb) {
   int sockets[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
     throw errno_error("socketpair");
@@ -111,12 +113,13 @@ SpawnedProcess spawn_module_host(const std::filesystem::path &program,
   }
   const std::string program_text = program.string();
   const std::string library_text = library.string();
+  const std::string max_message_text = std::to_string(max_message_mb);
   const pid_t host = ::getpid();
   auto [pid, fork_errno] = ForkThread::instance().run([&] {
     pid_t child = ::fork();
     if (child == 0)
-      become_module_host(program_text.c_str(), library_text.c_str(), sockets[1], output[1], host,
-                         memory_limit_mb);
+      become_module_host(program_text.c_str(), library_text.c_str(), max_message_text.c_str(),
+                         sockets[1], output[1], host, memory_limit_mb);
     return std::pair<pid_t, int>(child, errno);
   });
   ::close(sockets[1]);

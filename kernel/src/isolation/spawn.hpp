@@ -17,15 +17,16 @@ struct SpawnedProcess {
   int output_fd = -1;  // read end of the child's stderr
 };
 
-// Forks and executes `program LIBRARY` with the socketpair on fd 3, its stderr on a pipe (the
+// Forks and executes `program LIBRARY MAX_MESSAGE_MB` with the socketpair on fd 3, its stderr on a pipe (the
 // host logs each line under the module's name), its stdout the host's own (a display hook
 // writes to the terminal as it would in process),
 // stdin from /dev/null, in a process group of its own (a Ctrl-C at the terminal is the host's
 // to handle), dying with the host (PR_SET_PDEATHSIG), its address space limited when
-// `memory_limit_mb` is not 0. Forks from one long-lived thread, because the death signal
+// `memory_limit_mb` is not 0; both ends accept frames up to `max_message_mb` MiB. Forks from one long-lived thread, because the death signal
 // follows the thread that forked, not the process. Throws std::system_error on failure.
 SpawnedProcess spawn_module_host(const std::filesystem::path &program,
-                                 const std::filesystem::path &library, std::size_t memory_limit_mb);
+                                 const std::filesystem::path &library, std::size_t memory_limit_mb,
+                                 std::size_t max_message_mb);
 
 // How a child ended, once: reaps it (SIGKILL after `grace` if it has not ended by then).
 class ProcessEnd {

@@ -1,5 +1,7 @@
 #include "isolation/wire.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
 
@@ -22,11 +24,19 @@ T get(std::string_view bytes, std::size_t &at) {
 
 }  // namespace
 
-void append_frame(std::string &out, FrameKind kind, std::uint64_t tag, std::uint64_t order,
-                  const Message &message) {
+std::size_t checked_body_size(const Message &message, std::uint32_t max_body) {
   std::size_t body = kHeaderSize - 4;
   for (std::size_t i = 0; i < message.string_count; ++i) body += 4 + message.strings[i].size();
-  if (body > kMaxFrameBytes) throw std::length_error("a message is too large to send to a module");
+  if (body > max_body)
+    throw std::length_error(fmt::format(
+        "a message of {} bytes is larger than the {} MiB a module process accepts "
+        "(the module's max_message_mb)", body, max_body >> 20));
+  return body;
+}
+
+void append_frame(std::string &out, FrameKind kind, std::uint64_t tag, std::uint64_t order,
+                  const Message &message, std::uint32_t max_body) {
+  const std::size_t body = checked_body_size(message, max_body);
   out.reserve(out.size() + 4 + body);
   put(out, static_cast<std::uint32_t>(body));
   put(out, static_cast<std::uint8_t>(kind));
@@ -43,11 +53,14 @@ void append_frame(std::string &out, FrameKind kind, std::uint64_t tag, std::uint
   }
 }
 
-std::size_t complete_frame_size(std::string_view bytes) {
+std::size_t complete_frame_size(std::string_view bytes, std::uint32_t max_body) {
   if (bytes.size() < 4) return 0;
   std::size_t at = 0;
   auto body = get<std::uint32_t>(bytes, at);
-  if (body > kMaxFrameBytes || body < kHeaderSize - 4)
+  if (body > max_body)
+    throw std::runtime_error(fmt::format("a frame of {} bytes, over the limit of {} MiB", body,
+                                         max_body >> 20));
+  if (body < kHeaderSize - 4)
     throw std::runtime_error("frame of impossible size " + std::to_string(body));
   return bytes.size() - 4 >= body ? 4 + std::size_t(body) : 0;
 }

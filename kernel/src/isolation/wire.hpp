@@ -95,8 +95,13 @@ inline std::uint32_t delta_kind(std::uint64_t packed) { return std::uint32_t(pac
 
 inline constexpr std::size_t kMaxStrings = 4;
 inline constexpr std::size_t kHeaderSize = 4 + 1 + 2 + 8 * 5 + 1;
-// A frame larger than this is a broken or hostile peer, not a payload.
-inline constexpr std::uint32_t kMaxFrameBytes = 1u << 30;
+// The largest frame body a channel sends or accepts unless the plan says otherwise (a module's
+// `max_message_mb:`): larger is a broken or hostile peer, not a payload. The check is made on
+// the 4-byte header, so a peer cannot make the other end buffer more than this. No message of
+// ours comes near it: a whole transcript of a long session is a few MiB.
+inline constexpr std::uint32_t kDefaultMaxFrameBytes = 64u << 20;
+// The most `max_message_mb:` may allow.
+inline constexpr std::uint32_t kMaxFrameBytesCeiling = 1u << 30;
 
 // A decoded frame. Its strings are views into the buffer it was decoded from.
 struct Frame {
@@ -133,13 +138,20 @@ struct Message {
   }
 };
 
-// Appends one encoded frame to `out`.
+// The body size of `message`'s frame; throws std::length_error when it is larger than
+// `max_body` (the peer would refuse it).
+std::size_t checked_body_size(const Message &message, std::uint32_t max_body);
+
+// Appends one encoded frame to `out`. Throws std::length_error when its body would be larger
+// than `max_body` (the peer would refuse it).
 void append_frame(std::string &out, FrameKind kind, std::uint64_t tag, std::uint64_t order,
-                  const Message &message);
+                  const Message &message, std::uint32_t max_body = kDefaultMaxFrameBytes);
 
 // The size of the complete frame at the start of `bytes`, 0 when more bytes are needed.
-// Throws std::runtime_error for a frame no peer of ours would send (too large, too many strings).
-std::size_t complete_frame_size(std::string_view bytes);
+// Throws std::runtime_error for a frame no peer of ours would send (a body larger than
+// `max_body`, too many strings), as soon as its header is there.
+std::size_t complete_frame_size(std::string_view bytes,
+                                std::uint32_t max_body = kDefaultMaxFrameBytes);
 
 // Decodes the complete frame at the start of `bytes` (complete_frame_size said it is there).
 // Throws std::runtime_error when its strings overrun it.
