@@ -8,8 +8,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <set>
 
 using namespace bashtest;
@@ -190,12 +193,116 @@ TEST_CASE("sandboxed commands write only to the writable paths and a private /tm
   // The policy and the output cap apply as before.
   CHECK(bash(*session, "rm -rf sub").output.starts_with("Command denied by tool-bash policy"));
   CHECK(fs::exists(ws.root / "sub"));
-  ::setenv("AMP_TEST_PLAIN_SETTING", "visible-value", 1);
-  ::setenv("AMP_TEST_API_KEY", "s3cret-value", 1);
-  auto env = bash(*session, "echo ${AMP_TEST_API_KEY:-absent} $AMP_TEST_PLAIN_SETTING").output;
-  ::unsetenv("AMP_TEST_API_KEY");
-  ::unsetenv("AMP_TEST_PLAIN_SETTING");
-  CHECK(env == "absent visible-value\nExit code: 0");
+}
+
+// A listening Unix socket at `path`, removed at the end.
+struct UnixListener {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  fs::path path;
+  explicit UnixListener(fs::path where) : path(std::move(where)) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0);
+    REQUIRE(::listen(fd, 4) == 0);
+  }
+  ~UnixListener() {
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+};
+
+// Sets an environment variable for a scope, then restores what it was.
+struct ScopedVariable {
+  std::string name;
+  std::optional<std::string> before;
+  ScopedVariable(std::string n, const std::string &value) : name(std::move(n)) {
+    if (const char *old = std::getenv(name.c_str())) before = old;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedVariable() {
+    if (before)
+      ::setenv(name.c_str(), before->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+TEST_CASE("a sandboxed command sees no home, no sockets, no secrets, and an allow-listed env") {
+  if (!sandbox_runs()) return;
+  // The host user's home and runtime folder, outside /tmp (which is private anyway), with what
+  // an attacker wants in them: a private key, the host's config, a session bus socket.
+  BuildTreeDir host;
+  const fs::path home = host.path / "home";
+  const fs::path runtime = host.path / "run-user";
+  fs::create_directories(home / ".ssh");
+  fs::create_directories(home / ".config/amplifier");
+  fs::create_directories(home / "project");
+  fs::create_directories(runtime);
+  write_file(home / ".ssh/id_ed25519", "PRIVATE KEY");
+  write_file(home / ".config/amplifier/keys", "ANTHROPIC_API_KEY=sk-ant-s3cret");
+  UnixListener bus(runtime / "bus");
+  ScopedVariable home_variable("HOME", home.string());
+  ScopedVariable runtime_variable("XDG_RUNTIME_DIR", runtime.string());
+  ScopedVariable config_variable("XDG_CONFIG_HOME", (home / ".config").string());
+  ScopedVariable dsn("AMPLIFIER_PG_DSN", "postgresql://amp:pw@db/amp");
+  ScopedVariable token("github_token", "ghp_s3cret");
+  ScopedVariable plain("AMP_TEST_PLAIN_SETTING", "not-listed");
+  ScopedVariable shared("AMP_TEST_SHARED", "shared-value");
+
+  // The working directory is inside the hidden home: it alone is bound back, writable.
+  const std::string plan = plan_with(
+      "tools:\n  - module: tool-bash\n    config: " +
+      yaml_json(json::object{{"working_dir", (home / "project").string()},
+                             {"kill_grace_seconds", 0.5},
+                             {"sandbox", {{"environment", json::array{"AMP_TEST_SHARED"}}}}}) +
+      "\n");
+  auto session = open_session(plan);
+  REQUIRE(session->load_failures().empty());
+
+  auto key = bash(*session, "cat " + (home / ".ssh/id_ed25519").string());
+  CHECK(!key.success);
+  CHECK(key.output.find("No such file or directory") != std::string::npos);
+  CHECK(bash(*session, "cat ~/.config/amplifier/keys").output.find("s3cret") == std::string::npos);
+  CHECK(bash(*session, "ls -A ~").output == "project\nExit code: 0");
+  CHECK(bash(*session, "test -e " + bus.path.string() + " && echo visible || echo hidden").output ==
+        "hidden\nExit code: 0");
+  CHECK(bash(*session, "ls -A /run | wc -l").output == "0\nExit code: 0");
+  CHECK(bash(*session, "test -s /etc/shadow && echo readable || echo empty").output ==
+        "empty\nExit code: 0");
+  // The hidden home is read-only; the working directory inside it is writable.
+  CHECK(bash(*session, "echo x > ~/planted").output.find("Read-only file system") !=
+        std::string::npos);
+  CHECK(!fs::exists(home / "planted"));
+  CHECK(bash(*session, "echo kept > made.txt").success);
+  CHECK(read_text(home / "project/made.txt") == "kept\n");
+
+  auto env = bash(*session,
+                  "echo ${AMPLIFIER_PG_DSN:-absent} ${github_token:-absent} "
+                  "${AMP_TEST_PLAIN_SETTING:-absent} $AMP_TEST_SHARED; echo $HOME; "
+                  "test -n \"$PATH\" && echo path");
+  CHECK(env.output == "absent absent absent shared-value\n" + home.string() +
+                          "\npath\nExit code: 0");
+
+  // The operator may work in the home folder itself: it is then visible (and writable), but
+  // the folders holding secrets in it still are not.
+  write_file(home / ".netrc", "machine example.com password s3cret");
+  auto in_home = open_session(plan_with(
+      "tools:\n  - module: tool-bash\n    config: " +
+      yaml_json(json::object{{"working_dir", home.string()},
+                             {"kill_grace_seconds", 0.5},
+                             {"sandbox", true}}) +
+      "\n"));
+  REQUIRE(in_home->load_failures().empty());
+  CHECK(bash(*in_home, "test -d project && echo visible").output == "visible\nExit code: 0");
+  CHECK(bash(*in_home, "ls -A .ssh | wc -l").output == "0\nExit code: 0");
+  CHECK(bash(*in_home, "ls -A .config | wc -l").output == "0\nExit code: 0");
+  CHECK(bash(*in_home, "wc -c < .netrc").output == "0\nExit code: 0");
+  CHECK(bash(*in_home, "echo x > .ssh/authorized_keys").output.find("Read-only file system") !=
+        std::string::npos);
+  CHECK(!fs::exists(home / ".ssh/authorized_keys"));
+  CHECK(bash(*in_home, "echo y > made-in-home.txt").success);
+  CHECK(read_text(home / "made-in-home.txt") == "y\n");
 }
 
 TEST_CASE("a sandboxed command reaches a loopback listener only with network: true") {
@@ -354,6 +461,9 @@ TEST_CASE("the sandbox config is checked, with errors naming the key") {
         std::string::npos);
   CHECK(load_error(json::object{{"bwrap_path", ""}})
             .find("tool-bash config: sandbox: 'bwrap_path' is empty") != std::string::npos);
+  CHECK(load_error(json::object{{"environment", json::array{"A=B"}}})
+            .find("tool-bash config: sandbox: 'environment' lists 'A=B', which is not a variable "
+                  "name") != std::string::npos);
 
   // A disabled sandbox loads with paths that do not exist, warns about unknown keys, and its
   // results say the commands ran unsandboxed without claiming anything is wrong.

@@ -234,9 +234,18 @@ TEST_CASE("commands do not see the host's credentials") {
   auto session = open_session(ws.plan());
   ::setenv("AMP_TEST_API_KEY", "s3cret-value", 1);
   ::setenv("AMP_TEST_PLAIN_SETTING", "visible-value", 1);
-  auto out = bash(*session, json::object{{"command", "echo ${AMP_TEST_API_KEY:-absent} $AMP_TEST_PLAIN_SETTING"}}).output;
-  ::unsetenv("AMP_TEST_API_KEY");
-  ::unsetenv("AMP_TEST_PLAIN_SETTING");
-  CHECK(out.find("absent visible-value") != std::string::npos);
-  CHECK(out.find("s3cret-value") == std::string::npos);
+  // A connection string holds its password; names in lower case are credentials too.
+  ::setenv("AMPLIFIER_PG_DSN", "postgresql://amp:pw@db/amp", 1);
+  ::setenv("DATABASE_URL", "postgresql://amp:pw@db/amp", 1);
+  ::setenv("github_token", "ghp_s3cret", 1);
+  auto out = bash(*session, json::object{{"command",
+                                          "echo ${AMP_TEST_API_KEY:-absent} ${AMPLIFIER_PG_DSN:-absent} "
+                                          "${DATABASE_URL:-absent} ${github_token:-absent} "
+                                          "$AMP_TEST_PLAIN_SETTING"}}).output;
+  for (const char *name : {"AMP_TEST_API_KEY", "AMP_TEST_PLAIN_SETTING", "AMPLIFIER_PG_DSN",
+                           "DATABASE_URL", "github_token"})
+    ::unsetenv(name);
+  CHECK(out.find("absent absent absent absent visible-value") != std::string::npos);
+  CHECK(out.find("s3cret") == std::string::npos);
+  CHECK(out.find("pw@db") == std::string::npos);
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,26 +20,39 @@
 
 extern char **environ;
 
-namespace {
+namespace tool_bash {
 
-// Whether an environment variable looks like a credential (ANTHROPIC_API_KEY, GITHUB_TOKEN,
-// AWS_SECRET_ACCESS_KEY, DB_PASSWORD, ...). Such variables belong to the host, not to
-// commands a model asked for.
 bool looks_secret(std::string_view name) {
-  for (std::string_view word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"})
-    if (name.find(word) != std::string_view::npos) return true;
+  std::string upper(name);
+  for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // DSN and DATABASE_URL: connection strings carry their password (postgresql://u:pw@host).
+  for (std::string_view word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
+                                "CREDENTIAL", "COOKIE", "DSN", "DATABASE_URL"})
+    if (upper.find(word) != std::string::npos) return true;
   return false;
 }
+
+}  // namespace tool_bash
+
+namespace {
 
 // The host's environment minus credentials; the pointers stay valid while `environ` is unchanged.
 std::vector<char *> environment_without_secrets() {
   std::vector<char *> kept;
   for (char **entry = environ; *entry; ++entry) {
     std::string_view text(*entry);
-    if (!looks_secret(text.substr(0, text.find('=')))) kept.push_back(*entry);
+    if (!tool_bash::looks_secret(text.substr(0, text.find('=')))) kept.push_back(*entry);
   }
   kept.push_back(nullptr);
   return kept;
+}
+
+// `entries` as an envp array (pointing into `entries`).
+std::vector<char *> environment_of(std::vector<std::string> &entries) {
+  std::vector<char *> envp;
+  for (auto &entry : entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  return envp;
 }
 
 }  // namespace
@@ -165,7 +179,9 @@ class CommandRun {
     std::vector<char *> argv;
     for (auto &argument : arguments) argv.push_back(argument.data());
     argv.push_back(nullptr);
-    std::vector<char *> env = environment_without_secrets();
+    std::vector<std::string> chosen = command_.environment.value_or(std::vector<std::string>{});
+    std::vector<char *> env =
+        command_.environment ? environment_of(chosen) : environment_without_secrets();
     const int error =
         ::posix_spawnp(&pid_, argv[0], &setup.actions, &setup.attributes, argv.data(), env.data());
     if (error != 0) {

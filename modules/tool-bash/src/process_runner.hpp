@@ -22,8 +22,10 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tool_bash {
@@ -81,7 +83,15 @@ struct Command {
   // controlling terminal, so it cannot push input into the user's terminal (TIOCSTI). Its
   // process group is still its pid, so everything below works the same.
   bool new_session = false;
+  // The command's whole environment ("NAME=value" each), when set (the sandbox's allow-list).
+  // Unset: the host's environment without what looks like a credential (looks_secret).
+  std::optional<std::vector<std::string>> environment;
 };
+
+// Whether an environment variable's name looks like a credential, in any letter case:
+// ANTHROPIC_API_KEY, github_token, AWS_SECRET_ACCESS_KEY, PGPASSWORD, AMPLIFIER_PG_DSN,
+// DATABASE_URL, ... Such variables belong to the host, not to commands a model asked for.
+bool looks_secret(std::string_view name);
 
 // `/bin/bash -c <command_line>` in `working_dir`.
 Command shell_command(const std::string &command_line, const std::filesystem::path &working_dir);

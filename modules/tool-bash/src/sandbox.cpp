@@ -5,7 +5,10 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 namespace tool_bash {
 
@@ -16,6 +19,28 @@ namespace fs = std::filesystem;
 namespace ms = amplifier::module_support;
 
 const fs::path kTmp = "/tmp";
+// Home folders: hidden unless the operator made one (or a folder above it) a working root or a
+// writable path.
+constexpr std::string_view kHomeFolders[] = {"/root"};
+// Where secrets and sockets live: hidden even inside a folder the operator granted (a working
+// directory of $HOME still does not show ~/.ssh or the host's keys file). Relative ones are
+// in $HOME; a variable that is set replaces its default.
+constexpr std::string_view kSecretFolders[] = {"/run", "/var/run", ".ssh", ".gnupg", ".aws",
+                                               ".kube", ".docker"};
+struct XdgFolder {
+  const char *variable;
+  std::string_view default_in_home;
+};
+constexpr XdgFolder kSecretXdgFolders[] = {{"XDG_CONFIG_HOME", ".config"},
+                                           {"XDG_DATA_HOME", ".local/share"},
+                                           {"XDG_STATE_HOME", ".local/state"},
+                                           {"XDG_RUNTIME_DIR", ""}};
+// Files that hold secrets, replaced by an empty file (relative ones are in $HOME).
+constexpr std::string_view kSecretFiles[] = {"/etc/shadow", "/etc/gshadow", ".netrc",
+                                             ".git-credentials", ".pgpass"};
+// The host variables every sandboxed command gets (besides sandbox.environment); LC_* too.
+constexpr std::string_view kAllowedVariables[] = {"PATH", "HOME", "LANG", "LANGUAGE", "TERM",
+                                                  "TZ",   "USER", "LOGNAME"};
 constexpr std::chrono::seconds kProbeTimeout{10};
 constexpr std::size_t kReasonBytes = 600;
 
@@ -73,6 +98,10 @@ SandboxConfig read_sandbox_config(ms::ConfigReader &config, const fs::path &work
   sandbox.when_unavailable = read_when_unavailable(*block);
   sandbox.bwrap_path = block->get_string("bwrap_path", sandbox.bwrap_path);
   if (sandbox.bwrap_path.empty()) throw block->error("bwrap_path", "is empty");
+  sandbox.environment = block->get_string_list("environment", {});
+  for (const auto &name : sandbox.environment)
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos)
+      throw block->error("environment", "lists '" + name + "', which is not a variable name");
   // A path (not a bare name for PATH) is taken like the other paths: "~", relative to the
   // working directory.
   if (sandbox.bwrap_path.find('/') != std::string::npos)
@@ -97,37 +126,133 @@ std::vector<fs::path> resolve_writable_paths(const ms::ConfigReader &config,
   return resolved.roots();
 }
 
+std::vector<std::string> sandbox_environment(const SandboxConfig &config,
+                                             char *const *host_environment) {
+  auto allowed = [&](std::string_view name) {
+    return name.starts_with("LC_") ||
+           std::find(std::begin(kAllowedVariables), std::end(kAllowedVariables), name) !=
+               std::end(kAllowedVariables) ||
+           std::find(config.environment.begin(), config.environment.end(), name) !=
+               config.environment.end();
+  };
+  std::vector<std::string> kept;
+  for (char *const *entry = host_environment; entry && *entry; ++entry) {
+    std::string_view text(*entry);
+    const auto equals = text.find('=');
+    if (equals != std::string_view::npos && allowed(text.substr(0, equals)))
+      kept.emplace_back(text);
+  }
+  return kept;
+}
+
+namespace {
+
+// `name` as an absolute path: itself, or inside the host user's home (empty without one).
+fs::path in_home(std::string_view name, const fs::path &home) {
+  const fs::path path(name);
+  if (path.is_absolute()) return path;
+  return home.empty() ? fs::path() : home / path;
+}
+
+// The folders to cover with an empty tmpfs, as real paths, none inside another, /tmp first.
+std::vector<fs::path> folders_to_hide(const std::vector<fs::path> &granted, const fs::path &home) {
+  std::vector<fs::path> hidden{kTmp};
+  // `secret`: hidden even inside a granted folder; otherwise a granted one stays visible.
+  auto hide = [&](const fs::path &folder, bool secret) {
+    std::error_code ec;
+    if (folder.empty() || !folder.is_absolute()) return;
+    const fs::path real = fs::canonical(folder, ec);
+    if (ec || !fs::is_directory(real, ec) || real == "/" || within_any(real, hidden) ||
+        (!secret && within_any(real, granted)))
+      return;
+    std::erase_if(hidden, [&](const fs::path &h) { return tool_filesystem::is_within(h, real); });
+    hidden.push_back(real);
+  };
+  for (std::string_view folder : kHomeFolders) hide(fs::path(folder), false);
+  hide(home, false);
+  if (const char *cache = std::getenv("XDG_CACHE_HOME")) hide(fs::path(cache), false);
+  for (std::string_view folder : kSecretFolders) hide(in_home(folder, home), true);
+  for (const auto &xdg : kSecretXdgFolders) {
+    const char *value = std::getenv(xdg.variable);
+    hide(value && *value ? fs::path(value)
+         : xdg.default_in_home.empty() ? fs::path()
+                                       : in_home(xdg.default_in_home, home),
+         true);
+  }
+  return hidden;
+}
+
+// The secret files still visible (not under a hidden folder), as real paths.
+std::vector<fs::path> files_to_hide(const std::vector<fs::path> &hidden, const fs::path &home) {
+  std::vector<fs::path> files;
+  for (std::string_view name : kSecretFiles) {
+    std::error_code ec;
+    const fs::path path = in_home(name, home);
+    if (path.empty()) continue;
+    const fs::path real = fs::canonical(path, ec);
+    if (!ec && fs::is_regular_file(real, ec) && !within_any(real, hidden)) files.push_back(real);
+  }
+  return files;
+}
+
+}  // namespace
+
 Sandbox::Sandbox(SandboxConfig config, std::vector<fs::path> writable,
                  std::vector<fs::path> working_roots)
     : config_(std::move(config)),
       writable_(std::move(writable)),
-      working_roots_(std::move(working_roots)) {}
+      working_roots_(std::move(working_roots)) {
+  std::vector<fs::path> granted = writable_;
+  granted.insert(granted.end(), working_roots_.begin(), working_roots_.end());
+  const char *home = std::getenv("HOME");
+  const fs::path home_path = home && *home ? fs::path(home) : fs::path();
+  hidden_ = folders_to_hide(granted, home_path);
+  hidden_files_ = files_to_hide(hidden_, home_path);
+  environment_ = sandbox_environment(config_, environ);
+}
 
-// Later mounts cover earlier ones, hence the order: writable paths outside /tmp, then the
-// fresh /dev, /proc and /tmp, then what must stay visible under /tmp (read-only roots first,
-// so a writable path inside one is writable).
+// Later mounts cover earlier ones, hence the order: writable paths outside the hidden folders,
+// then the fresh /dev and /proc and the tmpfs over each hidden folder, then what must stay
+// visible inside them (read-only roots first, so a writable path inside one is writable), and
+// last the hidden folders made read-only (each mount on its own: what was bound inside stays
+// as it was). /tmp stays writable, and empty at each command's start.
 std::vector<std::string> Sandbox::bwrap_arguments() const {
   std::vector<std::string> arguments{config_.bwrap_path, "--ro-bind", "/", "/"};
-  std::vector<fs::path> writable_in_tmp;
+  std::vector<fs::path> writable_inside;
   for (const auto &path : writable_) {
-    if (tool_filesystem::is_within(path, kTmp))
-      writable_in_tmp.push_back(path);
+    if (within_any(path, hidden_))
+      writable_inside.push_back(path);
     else
       add_bind(arguments, "--bind", path);
   }
-  arguments.insert(arguments.end(), {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"});
+  arguments.insert(arguments.end(), {"--dev", "/dev", "--proc", "/proc"});
+  for (const auto &folder : hidden_) arguments.insert(arguments.end(), {"--tmpfs", folder});
+  // /dev/null itself: a read-only bind of it would be on a nodev mount, where opening the
+  // device fails with "Permission denied"; this one reads as empty and swallows writes.
+  for (const auto &file : hidden_files_)
+    arguments.insert(arguments.end(), {"--dev-bind", "/dev/null", file.string()});
   for (const auto &root : working_roots_) {
-    if (tool_filesystem::is_within(root, kTmp) && !within_any(root, writable_in_tmp))
+    if (within_any(root, hidden_) && !within_any(root, writable_inside))
       add_bind(arguments, "--ro-bind", root);
   }
-  for (const auto &path : writable_in_tmp) add_bind(arguments, "--bind", path);
+  for (const auto &path : writable_inside) add_bind(arguments, "--bind", path);
+  if (config_.network) {
+    // Name resolution may go through a file under /run (systemd-resolved's stub): that file
+    // alone is bound back, never its folder.
+    std::error_code ec;
+    const fs::path resolv = fs::canonical("/etc/resolv.conf", ec);
+    if (!ec && fs::is_regular_file(resolv, ec) && within_any(resolv, hidden_))
+      add_bind(arguments, "--ro-bind", resolv);
+  }
+  for (const auto &folder : hidden_)
+    if (folder != kTmp) arguments.insert(arguments.end(), {"--remount-ro", folder.string()});
   arguments.insert(arguments.end(), {"--unshare-pid", "--die-with-parent"});
   if (!config_.network) arguments.push_back("--unshare-net");
   return arguments;
 }
 
 Command Sandbox::wrap(const Command &command) const {
-  Command wrapped{bwrap_arguments(), command.working_dir, true};
+  Command wrapped{bwrap_arguments(), command.working_dir, true, environment_};
   wrapped.argv.insert(wrapped.argv.end(), {"--chdir", command.working_dir.string(), "--"});
   wrapped.argv.insert(wrapped.argv.end(), command.argv.begin(), command.argv.end());
   return wrapped;
@@ -156,7 +281,7 @@ std::string Sandbox::describe() const {
   std::string writable;
   for (const auto &path : writable_) writable += path.string() + ", ";
   return "Commands run in a sandbox: the filesystem is read-only except " + writable +
-         "a private /tmp (empty at each command's start); " +
+         "a private /tmp (empty at each command's start); the home folder and /run are empty; " +
          (config_.network ? "network access is allowed." : "there is no network access.");
 }
 
