@@ -311,6 +311,7 @@ int run_chat(const std::string &plan_file) {
 
   MountPlan plan = resolve_plan(plan_file, /*with_display=*/true);
   print_plan_warnings(plan);
+  ask_folder_trust_once(std::filesystem::current_path());
   const bool display = mounts_display(plan);
   SessionOptions session_options;
   // Children (delegate) share the approvals; an inherited display hook shows their stream.

@@ -2,6 +2,7 @@
 #include "cmd_init_provider.hpp"
 #include "commands.hpp"
 #include "module_store.hpp"
+#include "source_trust.hpp"
 
 #include "amplifier/module_loader.hpp"
 
@@ -97,6 +98,30 @@ int show(const std::string &id) {
   return 0;
 }
 
+// `module trust SOURCE | --list | --remove SOURCE`: the operator's record of trusted sources.
+int trust_source(const std::string &text, bool remove) {
+  const GitSource source = parse_git_source(text);
+  if (remove) {
+    const std::size_t removed = source_trust::untrust(source);
+    if (removed == 0)
+      throw std::runtime_error(source_trust::source_key(source) + " was not trusted");
+    fmt::print("no longer trusted: {} ({} commit{})\n", source_trust::source_key(source), removed,
+               removed == 1 ? "" : "s");
+    return 0;
+  }
+  const std::string commit = resolve_git_commit(source);
+  source_trust::trust(source, commit);
+  fmt::print("trusted: {} at commit {} (in {})\n", source_trust::source_key(source), commit,
+             source_trust::file().string());
+  return 0;
+}
+
+int list_trusted_sources() {
+  for (const auto &entry : source_trust::trusted())
+    fmt::print("{} {}\n", entry.commit, entry.source);
+  return 0;
+}
+
 // Runs a command, turning its failure into one clear line and exit code 1.
 template <class Fn>
 int guarded(Fn &&fn) {
@@ -125,6 +150,26 @@ void add_module_install_commands(CLI::App &modules, int &exit_code) {
       ->required();
   install_cmd->callback(
       [source, &exit_code] { exit_code = guarded([&] { return install(*source); }); });
+
+  auto trusted_source = std::make_shared<std::string>();
+  auto list_trusted = std::make_shared<bool>(false);
+  auto untrust = std::make_shared<bool>(false);
+  CLI::App *trust_cmd = modules.add_subcommand(
+      "trust",
+      "Trust a git source at the commit its ref names now: plans naming it are then fetched and "
+      "built without asking (its build runs as you). Recorded in "
+      "$XDG_CONFIG_HOME/amplifier/trusted-sources");
+  trust_cmd->add_option("SOURCE", *trusted_source,
+                        "git+https://host/repo[@ref][#subdirectory=path] (also git+file, git+ssh)");
+  trust_cmd->add_flag("--list", *list_trusted, "List the trusted sources and their commits");
+  trust_cmd->add_flag("--remove", *untrust, "Stop trusting SOURCE, at every commit");
+  trust_cmd->callback([=, &exit_code] {
+    exit_code = guarded([&] {
+      if (*list_trusted) return list_trusted_sources();
+      if (trusted_source->empty()) throw std::runtime_error("module trust: name a SOURCE, or --list");
+      return trust_source(*trusted_source, *untrust);
+    });
+  });
 
   auto id = std::make_shared<std::string>();
   CLI::App *remove_cmd =

@@ -89,6 +89,7 @@ int run(const RunOptions &options) {
   bool jsonl = options.format == "jsonl";
   MountPlan plan = resolve_plan(options.plan_file, /*with_display=*/!jsonl);
   print_plan_warnings(plan);
+  ask_folder_trust_once(std::filesystem::current_path());
   // With the display mounted, it shows the answer; the host only adds what it lacks.
   const bool display = !jsonl && mounts_display(plan);
 

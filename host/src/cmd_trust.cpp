@@ -5,14 +5,32 @@
 #include "commands.hpp"
 
 #include "amplifier/folder_trust.hpp"
+#include "amplifier/operator_list.hpp"
+#include "amplifier/terminal_text.hpp"
+#include "amplifier/user_dirs.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 
 namespace amplifier::host {
+namespace fs = std::filesystem;
 namespace {
+
+// Folders the operator said no to at the terminal: not asked again (`amplifier trust DIR`
+// still trusts one). A line each, like trusted-folders.
+fs::path declined_file() { return user_dirs::config() / "declined-folders"; }
+
+bool has_project_config(const fs::path &folder) {
+  std::error_code ec;
+  return fs::exists(folder / ".amplifier" / "mcp.json", ec) ||
+         fs::is_directory(folder / ".amplifier" / "agents", ec);
+}
 
 struct TrustOptions {
   std::string folder = ".";
@@ -41,6 +59,39 @@ int trust_folder(const TrustOptions &options) {
 }
 
 }  // namespace
+
+void ask_folder_trust_once(const fs::path &folder) {
+  if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO) || !has_project_config(folder) ||
+      folder_trust::is_trusted(folder))
+    return;
+  std::error_code ec;
+  const std::string canonical = fs::canonical(folder, ec).string();
+  if (ec) return;
+  try {
+    auto declined = operator_list::read(declined_file());
+    if (std::find(declined.begin(), declined.end(), canonical) != declined.end()) return;
+    std::fprintf(stderr,
+                 "amplifier: %s has a .amplifier/ folder (MCP servers to start, agents). A "
+                 "cloned repository should not run commands as you.\n"
+                 "Trust this folder? [y/N] ",
+                 terminal_safe(canonical).c_str());
+    std::fflush(stderr);
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer == "y" || answer == "Y" || answer == "yes") {
+      folder_trust::trust(canonical);
+      std::fprintf(stderr, "trusted: %s (amplifier trust --remove to undo)\n",
+                   terminal_safe(canonical).c_str());
+    } else {
+      declined.push_back(canonical);
+      operator_list::write(declined_file(), declined);
+      std::fprintf(stderr, "not trusted; not asked again (amplifier trust %s to change that)\n",
+                   terminal_safe(canonical).c_str());
+    }
+  } catch (const std::exception &e) {  // no config folder: nothing is trusted, nothing asked
+    std::fprintf(stderr, "amplifier: cannot record the answer: %s\n", e.what());
+  }
+}
 
 void add_trust_command(CLI::App &app, int &exit_code) {
   auto options = std::make_shared<TrustOptions>();

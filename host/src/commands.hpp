@@ -39,6 +39,9 @@ std::string mount_plan_yaml(const MountPlan &plan);
 // `with_display` as for default_plan.
 MountPlan resolve_plan(const std::string &plan_file, bool with_display);
 void print_plan_warnings(const MountPlan &plan);
+// At a terminal, when `folder` has a `.amplifier/` with MCP servers or agents and the operator
+// has neither trusted nor declined it: asks once, and records the answer (cmd_trust.cpp).
+void ask_folder_trust_once(const std::filesystem::path &folder);
 // "kind: message" for a failed turn.
 std::string error_message(const TurnResult &result);
 // The interactive session (amplifier chat; amplifier run without a prompt on a terminal).

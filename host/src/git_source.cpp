@@ -1,6 +1,7 @@
 #include "git_source.hpp"
 
 #include "module_build.hpp"
+#include "source_trust.hpp"
 #include "subprocess.hpp"
 
 #include "amplifier/log.hpp"
@@ -45,8 +46,10 @@ std::string git(const std::vector<std::string> &args, const std::string &what,
   return result.output;
 }
 
+}  // namespace
+
 // The commit `ref` names on the remote (a peeled tag, a branch, a tag, or HEAD).
-std::string resolve_commit(const GitSource &source) {
+std::string resolve_git_commit(const GitSource &source) {
   if (is_commit_id(source.ref)) return source.ref;
   const std::string wanted = source.ref.empty() ? "HEAD" : source.ref;
   const std::string listing = git({"ls-remote", source.url, wanted}, "ls-remote " + source.url);
@@ -72,6 +75,8 @@ std::string resolve_commit(const GitSource &source) {
         fmt::format("git source {}: no branch or tag named '{}'", source.url, wanted));
   return best;
 }
+
+namespace {
 
 std::string cache_key(const std::string &commit, const std::string &subdirectory) {
   std::string key = commit;
@@ -167,9 +172,15 @@ GitSource parse_git_source(std::string_view text) {
   return source;
 }
 
-FetchedModules fetch_git_modules(std::string_view text) {
+FetchedModules fetch_git_modules(std::string_view text, NamedBy named_by) {
   GitSource source = parse_git_source(text);
-  const std::string commit = resolve_commit(source);
+  const std::string commit = resolve_git_commit(source);
+  // A cached build is checked too: the cache may predate the trust list, or hold a build
+  // another user of the machine's account started.
+  if (named_by == NamedBy::operator_command)
+    source_trust::trust(source, commit);
+  else
+    source_trust::require(source, text, commit);
   const fs::path cache = user_dirs::cache() / "modules";
   const fs::path target = cache / cache_key(commit, source.subdirectory);
   std::error_code ec;
@@ -206,7 +217,7 @@ FetchedModules fetch_git_modules(std::string_view text) {
 void install_git_source_resolver() {
   module_sources::set_remote_resolver([](std::string_view id, std::string_view source) {
     try {
-      return fetch_git_modules(source).dir;
+      return fetch_git_modules(source, NamedBy::plan).dir;
     } catch (const std::exception &e) {
       throw ModuleLoadError(fmt::format("module '{}': source {}: {}", id, source, e.what()));
     }

@@ -26,9 +26,17 @@ struct FetchedModules {
   bool from_cache = false;
 };
 
+// The commit `source`'s ref names on the remote (git ls-remote; nothing is fetched).
+std::string resolve_git_commit(const GitSource &source);
+
+// Who named the source: the operator on the command line (`module install`: trusted by that,
+// and recorded), or a plan (fetched only when source_trust::require allows).
+enum class NamedBy { operator_command, plan };
+
 // Resolves, fetches and builds `source` (or finds it in the cache). Throws
-// std::runtime_error naming the step that failed.
-FetchedModules fetch_git_modules(std::string_view source);
+// std::runtime_error naming the step that failed, or why the source is not trusted (then
+// nothing was fetched).
+FetchedModules fetch_git_modules(std::string_view source, NamedBy named_by);
 
 // Makes the kernel's loader resolve git sources in plans through fetch_git_modules.
 void install_git_source_resolver();

@@ -1,6 +1,7 @@
 // amplifier: runs LLM agents assembled from plugin modules, as a mount plan says.
 #include "commands.hpp"
 #include "git_source.hpp"
+#include "source_trust.hpp"
 #include "settings_keys.hpp"
 
 #include "amplifier/log.hpp"
@@ -22,8 +23,13 @@ int main(int argc, char **argv) {
                                        std::to_string(AMP_ABI_VERSION_MINOR) + ")");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log kernel and module diagnostics (info level)");
+  bool trust_sources = false;
+  app.add_flag("--trust-sources", trust_sources,
+               "Fetch and build every git module source this command's plans name without "
+               "asking, and record each as trusted at its commit (you vouch for the plans)");
   app.parse_complete_callback([&] {
     if (verbose) amplifier::set_log_level(amplifier::LogLevel::Info);
+    amplifier::host::source_trust::trust_every_source(trust_sources);
   });
 
   // git+ sources in mount plans are fetched and built by the host, not the kernel.

@@ -116,7 +116,7 @@ std::optional<SourceRecord> source_record_of(const fs::path &module_file) {
 SourceModules modules_from_source(const std::string &source) {
   SourceModules result;
   if (module_sources::is_remote(source)) {
-    FetchedModules fetched = fetch_git_modules(source);
+    FetchedModules fetched = fetch_git_modules(source, NamedBy::operator_command);
     result.modules = modules_in(fetched.dir, false);
     result.commit = fetched.commit;
     return result;

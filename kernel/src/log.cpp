@@ -20,7 +20,15 @@ void write_to_stderr(LogLevel level, std::string_view component, std::string_vie
   // its controls are made visible (OSC 52 would set the clipboard, ESC[2J clear the screen).
   line += terminal_safe(component);
   line += "] ";
-  line += terminal_safe(message);
+  // A message's own line breaks start indented lines, so a module cannot begin a line of its
+  // own that reads as another "amplifier: error: ..." message.
+  std::string_view rest = message;
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.remove_suffix(1);
+  const std::string safe = terminal_safe(rest);
+  for (char c : safe) {
+    line += c;
+    if (c == '\n') line += "    ";
+  }
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

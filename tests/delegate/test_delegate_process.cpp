@@ -328,3 +328,42 @@ TEST_CASE("amplifier agents list and show") {
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("no agent named 'nobody'") != std::string::npos);
 }
+
+TEST_CASE("at a terminal, a folder with a .amplifier/ is asked about once; a no is remembered") {
+  // script(1) gives amplifier a terminal; what the test writes is the operator's answer.
+  auto at_terminal = [](const Scratch &s, const fs::path &plan_file, const std::string &answer) {
+    auto o = s.options();
+    o.stdin_text = answer;
+    const std::string command = "'" + amp_host_test::kAmplifier + "' run --plan '" +
+                                plan_file.string() + "' --format jsonl go";
+    return amp_test::run_process({"script", "-qec", command, "/dev/null"}, o);
+  };
+  const std::string question = "Trust this folder? [y/N]";
+  {
+    Scratch s;
+    s.write(".amplifier/agents/helper.md", "---\ndescription: Helps out\n---\nYou help.\n");
+    auto file = s.write("plan.yaml", plan("[{text: done}]", "[]"));
+    auto yes = at_terminal(s, file, "y\n");
+    INFO(yes.out);
+    CHECK(yes.out.find(question) != std::string::npos);
+    auto listed = run_amplifier({"trust", "--list"}, s.options());
+    CHECK(listed.out.find(fs::canonical(s.dir).string()) != std::string::npos);
+    CHECK(at_terminal(s, file, "").out.find(question) == std::string::npos);  // trusted now
+  }
+  {
+    Scratch s;
+    s.write(".amplifier/mcp.json", R"({"servers": {}})");
+    auto file = s.write("plan.yaml", plan("[{text: done}]", "[]"));
+    auto no = at_terminal(s, file, "n\n");
+    INFO(no.out);
+    CHECK(no.out.find(question) != std::string::npos);
+    CHECK(no.out.find("not asked again") != std::string::npos);
+    CHECK(run_amplifier({"trust", "--list"}, s.options()).out.find(fs::canonical(s.dir).string()) ==
+          std::string::npos);
+    CHECK(at_terminal(s, file, "").out.find(question) == std::string::npos);  // declined
+    // Without a terminal nobody is asked: the folder stays untrusted.
+    auto piped = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "go"},
+                               s.options());
+    CHECK(piped.err.find(question) == std::string::npos);
+  }
+}

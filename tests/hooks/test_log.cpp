@@ -65,6 +65,12 @@ TEST_CASE("the default sink shows a module's control characters instead of obeyi
   CHECK(written ==
         "amplifier: warning: [tool-mcp^[[2J] stderr: ^[]52;c;cm0gLXJmIH4=^Gdone^Mover\n");
   CHECK(written.find('\x1b') == std::string::npos);
+  // A line break cannot start a line that passes for the host's own message.
+  const std::string spoof = capture_stderr([] {
+    log(LogLevel::Warning, "tool-mcp", "ok\namplifier: error: [loader] your key expired\n");
+  });
+  CHECK(spoof ==
+        "amplifier: warning: [tool-mcp] ok\n    amplifier: error: [loader] your key expired\n");
 }
 
 TEST_CASE("a replacement sink receives messages at or above the level") {

@@ -154,13 +154,28 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
   auto plan =
       s.write("plan.yaml", plan_calling("{module: tool-c-wordcount, source: \"" + source + "\"}",
                                         "wordcount", "{text: \"one two three\"}"));
+  const fs::path cache = s.dir / "home/.cache/amplifier/modules";
+  // A plan is not the operator: without a terminal to ask at, an untrusted source is refused
+  // before anything is fetched or built, and the error says how to trust it.
+  auto refused =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  CHECK(contains(refused.err, "is not trusted, so it was not fetched or built"));
+  CHECK(contains(refused.err, "amplifier module trust 'git+file://" + repo.string() + "@"));
+  CHECK(contains(refused.out, "module:load_failed"));
+  CHECK_FALSE(contains(refused.err, "fetching and building"));
+  CHECK_FALSE(fs::exists(cache));
+
+  auto trusted = run_amplifier({"module", "trust", source}, s.options());
+  INFO(trusted.err);
+  REQUIRE(trusted.exit_code == 0);
+  CHECK(contains(trusted.out, "trusted: git+file://" + repo.string() +
+                                  "#subdirectory=tools/wordcount at commit "));
   auto first =
       run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
   CHECK(contains(first.out, "\"words\":3"));
   CHECK(contains(first.err, "fetching and building"));
-  const fs::path cache = s.dir / "home/.cache/amplifier/modules";
   std::vector<fs::path> cached;
   for (auto &entry : fs::directory_iterator(cache)) cached.push_back(entry.path());
   REQUIRE(cached.size() == 1);
@@ -181,6 +196,48 @@ TEST_CASE("a git source in a plan is fetched, built with the SDK once, and cache
       run_amplifier({"run", "--plan", bad_ref.string(), "--format", "jsonl", "go"}, s.options());
   CHECK(contains(failed.err, "no branch or tag named 'nope'"));
   CHECK(contains(failed.out, "module:load_failed"));
+
+  // A new commit of a trusted repository is a new question: refused, then trusted for this
+  // command with --trust-sources (and recorded), then it runs without the flag.
+  amp_test::write_file(repo / "tools/wordcount/second.txt", "a second commit\n");
+  git(s, {"-C", repo.string(), "add", "-A"});
+  git(s, {"-C", repo.string(), "commit", "-qm", "another"});
+  auto moved =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  CHECK(contains(moved.err, "is not trusted"));
+  auto vouched = run_amplifier(
+      {"--trust-sources", "run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  INFO(vouched.err);
+  CHECK(vouched.exit_code == 0);
+  CHECK(contains(vouched.out, "\"words\":3"));
+  auto listed_sources = run_amplifier({"module", "trust", "--list"}, s.options());
+  CHECK(amp_test::lines_of(listed_sources.out).size() == 2);
+
+  // At a terminal (script(1) gives the command one), the operator is asked once per commit;
+  // a no refuses, a yes fetches, builds and remembers. The plan's text cannot paint the
+  // question: its controls are shown, not obeyed.
+  amp_test::write_file(repo / "tools/wordcount/third.txt", "a third commit\n");
+  git(s, {"-C", repo.string(), "add", "-A"});
+  git(s, {"-C", repo.string(), "commit", "-qm", "third"});
+  auto at_terminal = [&](const std::string &answer) {
+    ProcessOptions options = s.options();
+    options.stdin_text = answer;
+    const std::string command = "'" + amp_host_test::kAmplifier + "' run --plan '" +
+                                plan.string() + "' --format jsonl go";
+    return amp_test::run_process({"script", "-qec", command, "/dev/null"}, options);
+  };
+  auto declined = at_terminal("n\n");
+  CHECK(contains(declined.out, "Trust this source at this commit? [y/N]"));
+  CHECK(contains(declined.out, "you answered no"));
+  CHECK_FALSE(contains(declined.out, "fetching and building"));
+  auto accepted = at_terminal("y\n");
+  INFO(accepted.out);
+  CHECK(contains(accepted.out, "Trust this source at this commit? [y/N]"));
+  CHECK(contains(accepted.out, "\"words\":3"));
+  auto remembered =
+      run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  CHECK(remembered.exit_code == 0);
+  CHECK(contains(remembered.out, "\"words\":3"));
 
   // module install from the same source: the same cached build.
   auto installed = run_amplifier({"module", "install", source}, s.options());

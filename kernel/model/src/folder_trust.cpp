@@ -1,15 +1,11 @@
 #include "amplifier/folder_trust.hpp"
 
+#include "amplifier/operator_list.hpp"
 #include "amplifier/user_dirs.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 #include <string>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace amplifier::folder_trust {
 namespace fs = std::filesystem;
@@ -17,29 +13,15 @@ namespace {
 
 std::vector<fs::path> read_list() {
   std::vector<fs::path> folders;
-  std::ifstream in(file());
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line.front() == '/') folders.emplace_back(line);
+  for (auto &line : operator_list::read(file()))
+    if (line.front() == '/') folders.emplace_back(line);
   return folders;
 }
 
 void write_list(const std::vector<fs::path> &folders) {
-  const fs::path path = file();
-  std::error_code ec;
-  if (!fs::exists(path.parent_path(), ec)) {
-    fs::create_directories(path.parent_path(), ec);
-    fs::permissions(path.parent_path(), fs::perms::owner_all, fs::perm_options::replace, ec);
-  }
-  // Written beside and renamed over: a reader never sees half a list.
-  const fs::path temporary = path.string() + ".new";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot write " + temporary.string());
-  std::string text;
-  for (const auto &folder : folders) text += folder.string() + "\n";
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot write " + path.string());
+  std::vector<std::string> lines;
+  for (const auto &folder : folders) lines.push_back(folder.string());
+  operator_list::write(file(), lines);
 }
 
 fs::path canonical_folder(const fs::path &folder) {
