@@ -428,6 +428,44 @@ TEST_CASE("SIGTERM cancels a turn that outlasts the grace period") {
   CHECK(serve.wait() == 0);
 }
 
+TEST_CASE("SIGTERM with chat completions past the grace period exits 0, every time") {
+  // Each chat completion's session leaves the registry when its turn ends, which a cancelled
+  // turn does while SIGTERM's drain walks the sessions: the drain once ended a session that
+  // was no longer there (a null) and crashed. 20 rounds, fewer under the sanitizers' slowness.
+#ifdef AMP_SANITIZER_BUILD
+  constexpr int kRounds = 5;
+#else
+  constexpr int kRounds = 20;
+#endif
+  Scratch s;
+  std::string plan = kSlowPlan;
+  plan.replace(plan.find("context: context-simple"), 23,
+               "context: {module: context-persistent, config: {store_dir: " +
+                   (s.dir / "store").string() + "}}");
+  const std::string plan_file = s.write("slow-persistent.yaml", plan).string();
+  const std::string body =
+      R"({"model":"default","stream":true,"messages":[{"role":"user","content":"go"}]})";
+  for (int round = 0; round < kRounds; ++round) {
+    INFO("round " << round);
+    ServeProcess serve(s, {"--plan", plan_file, "--shutdown-grace", "1"});
+    TurnInFlight session_turn(serve.port());  // a sessions-API turn alongside
+    std::vector<std::unique_ptr<StreamingRequest>> completions;
+    for (int i = 0; i < 4; ++i) {
+      completions.push_back(std::make_unique<StreamingRequest>(
+          serve.port(), "POST", "/v1/chat/completions", body));
+      REQUIRE(completions.back()->read_until("\"content\":\""));
+    }
+    serve.signal(SIGTERM);
+    for (auto &c : completions) c->read_to_end();
+    session_turn.turn.read_to_end();
+    REQUIRE(serve.wait() == 0);
+    CHECK(contains(serve.err(), "amplifier serve: stopped"));
+    // The sessions API's session was ended: its transcript holds the cancelled turn's prompt.
+    CHECK(contains(read_text(s.dir / "store" / session_turn.id / "transcript.jsonl"),
+                   R"("content":"go")"));
+  }
+}
+
 TEST_CASE("openapi.json documents exactly the router's routes; healthz and metrics answer") {
   Scratch s;
   ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
@@ -464,7 +502,18 @@ TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
         "the openai npm client is not installed: run scripts/install-test-deps.sh (npm ci in "
         "tests/serve/client)");
   Scratch s;
-  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  // Two provider calls in the turn (a tool round, then the answer): usage is their sum.
+  const std::string plan = R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{name: no_such_tool, input: {}}]
+          usage: {input_tokens: 10, output_tokens: 3}
+        - text: "hello from the mock"
+          usage: {input_tokens: 20, output_tokens: 5, cache_read_tokens: 4, reasoning_tokens: 2}
+)";
+  ServeProcess serve(s, {"--plan", s.write("usage.yaml", plan).string()});
   const std::string base = "http://127.0.0.1:" + std::to_string(serve.port()) + "/v1";
   for (const std::string mode : {"stream", "once"}) {
     INFO(mode);
@@ -482,7 +531,41 @@ TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
     CHECK(reply.at("object").as_string() ==
           (mode == "stream" ? "chat.completion.chunk" : "chat.completion"));
     if (mode == "stream") CHECK(reply.at("chunks").as_int64() >= 3);
+    CHECK(json::serialize(reply.at("usage")) ==
+          R"({"prompt_tokens":30,"completion_tokens":8,"total_tokens":38,)"
+          R"("prompt_tokens_details":{"cached_tokens":4},)"
+          R"("completion_tokens_details":{"reasoning_tokens":2}})");
   }
+}
+
+TEST_CASE("/v1/chat/completions: the usage chunk comes last before [DONE], only when asked") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  auto body = [](bool include_usage) {
+    return std::string(R"({"model":"default","stream":true,)") +
+           (include_usage ? R"("stream_options":{"include_usage":true},)" : "") +
+           R"("messages":[{"role":"user","content":"hi"}]})";
+  };
+  Reply asked = request(serve.port(), "POST", "/v1/chat/completions", body(true));
+  REQUIRE(asked.status == 200);
+  std::vector<std::string> data;
+  for (const auto &line : amp_test::lines_of(asked.body))
+    if (line.starts_with("data: ")) data.push_back(line.substr(6));
+  REQUIRE(data.size() >= 4);
+  CHECK(data.back() == "[DONE]");
+  const auto last = json::parse(data[data.size() - 2]).as_object();
+  CHECK(last.at("object").as_string() == "chat.completion.chunk");
+  CHECK(last.at("choices").as_array().empty());
+  const auto &usage = last.at("usage").as_object();
+  CHECK(usage.at("prompt_tokens").as_int64() > 0);
+  CHECK(usage.at("total_tokens").as_int64() ==
+        usage.at("prompt_tokens").as_int64() + usage.at("completion_tokens").as_int64());
+  // The finish_reason chunk is the one before it.
+  CHECK(json::parse(data[data.size() - 3]).at("choices").at(0).at("finish_reason") == "stop");
+
+  Reply plain = request(serve.port(), "POST", "/v1/chat/completions", body(false));
+  REQUIRE(plain.status == 200);
+  CHECK_FALSE(contains(plain.body, "\"usage\""));
 }
 
 TEST_CASE("CORS: headers only for the configured origin, and a preflight a browser accepts") {

@@ -239,7 +239,7 @@ json::array Api::all_sessions() const {
                                 {"loaded", true},
                                 {"metadata", s->metadata()},
                                 {"created", s->created()},
-                                {"running", s->running()}});
+                                {"running", s->running_for_clients()}});
   }
   append_stored_sessions(list, held);
   return list;
@@ -292,7 +292,7 @@ ApiResponse Api::show_session(const std::string &id) {
                                          {"loaded", true},
                                          {"metadata", s->metadata()},
                                          {"created", s->created()},
-                                         {"running", s->running()},
+                                         {"running", s->running_for_clients()},
                                          {"messages", std::move(messages)}});
 }
 

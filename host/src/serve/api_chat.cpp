@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <mutex>
+#include <optional>
 
 namespace amplifier::host::serve {
 namespace json = boost::json;
@@ -20,6 +22,7 @@ namespace {
 struct ChatRequest {
   std::string model;
   bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
   json::array history;  // the messages before the prompt, as the context stores them
   std::string prompt;
 };
@@ -41,6 +44,9 @@ ChatRequest read_request(const ApiRequest &http) {
   request.model = string_member(body, "model", true);
   if (const json::value *s = body.if_contains("stream"); s && s->is_bool())
     request.stream = s->as_bool();
+  if (const json::value *o = body.if_contains("stream_options"); o && o->is_object())
+    if (const json::value *u = o->as_object().if_contains("include_usage"); u && u->is_bool())
+      request.include_usage = u->as_bool();
   const json::value *messages = body.if_contains("messages");
   if (!messages || !messages->is_array() || messages->as_array().empty())
     throw ApiError(400, "invalid_request", "'messages' must be a non-empty array");
@@ -68,6 +74,46 @@ ChatRequest read_request(const ApiRequest &http) {
   return request;
 }
 
+// The tokens of a turn, summed over its provider calls (an agent turn may make several: one
+// per tool round), as OpenAI's `usage` object. The details appear when a provider reported
+// them. Filled by the session's event listener, read in the turn's `done`: a listener call
+// may still be running on another thread then, hence the lock.
+class TurnUsage {
+ public:
+  void add(const json::object &usage) {
+    std::lock_guard lock(mutex_);
+    prompt_ += integer(usage, "input_tokens");
+    completion_ += integer(usage, "output_tokens");
+    total_ += integer(usage, "total_tokens");
+    add_optional(cached_, usage, "cache_read_tokens");
+    add_optional(reasoning_, usage, "reasoning_tokens");
+  }
+  json::object to_openai() const {
+    std::lock_guard lock(mutex_);
+    json::object usage{{"prompt_tokens", prompt_},
+                       {"completion_tokens", completion_},
+                       {"total_tokens", total_ > 0 ? total_ : prompt_ + completion_}};
+    if (cached_) usage["prompt_tokens_details"] = json::object{{"cached_tokens", *cached_}};
+    if (reasoning_)
+      usage["completion_tokens_details"] = json::object{{"reasoning_tokens", *reasoning_}};
+    return usage;
+  }
+
+ private:
+  static std::int64_t integer(const json::object &o, std::string_view key) {
+    const json::value *v = o.if_contains(key);
+    return v && v->is_int64() ? v->as_int64() : 0;
+  }
+  static void add_optional(std::optional<std::int64_t> &sum, const json::object &o,
+                           std::string_view key) {
+    if (const json::value *v = o.if_contains(key); v && v->is_int64())
+      sum = sum.value_or(0) + v->as_int64();
+  }
+  mutable std::mutex mutex_;
+  std::int64_t prompt_ = 0, completion_ = 0, total_ = 0;
+  std::optional<std::int64_t> cached_, reasoning_;
+};
+
 // The fields every completion object and chunk share.
 json::object completion_base(std::string_view object, const std::string &id,
                              const std::string &model) {
@@ -94,13 +140,23 @@ json::object error_body(const TurnResult &result) {
                                              {"message", error_message(result)}}}};
 }
 
-json::object completion(const std::string &id, const std::string &model, const TurnResult &result) {
+json::object completion(const std::string &id, const std::string &model, const TurnResult &result,
+                        const TurnUsage &usage) {
   json::object c = completion_base("chat.completion", id, model);
   c["choices"] = json::array{
       json::object{{"index", 0},
                    {"message", json::object{{"role", "assistant"}, {"content", result.response}}},
                    {"finish_reason", finish_reason(result)}}};
+  c["usage"] = usage.to_openai();
   return c;
+}
+
+// The chunk OpenAI sends last when stream_options.include_usage is true: no choices, the usage.
+std::string usage_chunk(const std::string &id, const std::string &model, const TurnUsage &usage) {
+  json::object c = completion_base("chat.completion.chunk", id, model);
+  c["choices"] = json::array{};
+  c["usage"] = usage.to_openai();
+  return sse_frame("", json::serialize(c));
 }
 
 }  // namespace
@@ -116,26 +172,34 @@ ApiResponse Api::chat_completions(const ApiRequest &http) {
   sessions_.add(served);
   const std::string id = served->id();
   auto stream = std::make_shared<EventStream>(request.stream);
-  ServedSession::Listener listener;
-  if (request.stream) {
+  auto usage = std::make_shared<TurnUsage>();
+  if (request.stream)
     stream->push(chunk(id, request.model, json::object{{"role", "assistant"}, {"content", ""}}));
-    listener = [stream, id, model = request.model](HookEvent &event) {
-      if (event.name() != events::kContentBlockDelta || stream->abandoned()) return;
-      if (std::string_view text = answer_text_delta(event); !text.empty())
-        stream->push(chunk(id, model, json::object{{"content", text}}));
-    };
-  }
-  auto done = [this, stream, id, model = request.model](TurnResult result) {
+  ServedSession::Listener listener = [stream, usage, id, model = request.model,
+                                      streaming = request.stream](HookEvent &event) {
+    if (event.name() == events::kProviderResponse) {
+      if (const json::value *u = event.data().if_contains("usage"); u && u->is_object())
+        usage->add(u->as_object());
+      return;
+    }
+    if (!streaming || event.name() != events::kContentBlockDelta || stream->abandoned()) return;
+    if (std::string_view text = answer_text_delta(event); !text.empty())
+      stream->push(chunk(id, model, json::object{{"content", text}}));
+  };
+  auto done = [this, stream, usage, id, model = request.model,
+               include_usage = request.include_usage](TurnResult result) {
     metrics_.turn_finished(result.status);
     const bool failed = result.status == "error" || result.status == "cancelled";
     if (failed) metrics_.error("turn");
     if (stream->sse()) {
       stream->push(failed ? sse_frame("", json::serialize(error_body(result)))
                           : chunk(id, model, json::object{}, json::string(finish_reason(result))));
+      if (!failed && include_usage) stream->push(usage_chunk(id, model, *usage));
       stream->push(sse_frame("", "[DONE]"));
     } else {
       stream->set_status(failed ? 502 : 200);
-      stream->push(json::serialize(failed ? error_body(result) : completion(id, model, result)));
+      stream->push(
+          json::serialize(failed ? error_body(result) : completion(id, model, result, *usage)));
     }
     stream->finish();
     // The session was made for this one request.

@@ -126,8 +126,17 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
     for (const auto &s : sessions.all())
       if (s->running()) s->session().cancel(CancelLevel::Immediate);
   }
-  for (const auto &s : sessions.all())
-    end_session(sessions.remove(s->id()), /*remove_work_dir=*/false);
+  // A chat completion's session may leave the registry meanwhile (its own end retires it):
+  // remove returns null for it. Its turn is over only once `done` has handed it to retire,
+  // so waiting for the turn first makes wait_for_retired count it.
+  for (const auto &s : sessions.all()) {
+    if (auto removed = sessions.remove(s->id()))
+      end_session(std::move(removed), /*remove_work_dir=*/false);
+    else
+      s->wait_idle(std::chrono::seconds(30));
+  }
+  if (!wait_for_retired(std::chrono::seconds(30)))
+    std::fprintf(stderr, "amplifier serve: sessions still ending after 30s; exiting anyway\n");
   // The last events (each turn's result) reach their clients before the connections close.
   wait_until(Clock::now() + std::chrono::seconds(5), [&] { return server.open_streams() == 0; });
   server.stop();

@@ -105,6 +105,11 @@ bool ServedSession::running() const {
   return running_;
 }
 
+bool ServedSession::running_for_clients() const {
+  std::lock_guard lock(mutex_);
+  return running_ && !finishing_;
+}
+
 bool ServedSession::close_if_idle_for(Clock::duration idle) {
   std::lock_guard lock(mutex_);
   if (!reopenable_ || running_ || closing_ || Clock::now() - idle_since_ < idle) return false;
@@ -244,6 +249,7 @@ bool ServedSession::wait_idle(std::chrono::milliseconds limit) {
 }
 
 void end_session(std::shared_ptr<ServedSession> session, bool remove_work_dir) {
+  if (!session) return;
   if (session->running()) session->session().cancel(CancelLevel::Immediate);
   if (!session->wait_idle(kRetireWait)) {
     log(LogLevel::Error, "serve",
@@ -256,11 +262,30 @@ void end_session(std::shared_ptr<ServedSession> session, bool remove_work_dir) {
   if (remove_work_dir) std::filesystem::remove_all(session->work_dir(), ignored);
 }
 
+namespace {
+// Sessions handed to retire and not yet ended.
+std::mutex g_retiring_mutex;
+std::condition_variable g_retired;
+std::size_t g_retiring = 0;
+}  // namespace
+
 void retire(std::shared_ptr<ServedSession> session, bool remove_work_dir) {
+  if (!session) return;
   if (session->running()) session->session().cancel(CancelLevel::Immediate);
+  {
+    std::lock_guard lock(g_retiring_mutex);
+    ++g_retiring;
+  }
   WorkerPool::shared().submit([session = std::move(session), remove_work_dir]() mutable {
     end_session(std::move(session), remove_work_dir);
+    std::lock_guard lock(g_retiring_mutex);
+    if (--g_retiring == 0) g_retired.notify_all();
   });
+}
+
+bool wait_for_retired(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(g_retiring_mutex);
+  return g_retired.wait_for(lock, timeout, [] { return g_retiring == 0; });
 }
 
 }  // namespace amplifier::host::serve

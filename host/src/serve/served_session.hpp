@@ -39,6 +39,9 @@ class ServedSession {
   // False when a turn is already running (the caller answers 409).
   bool start_turn(std::string_view prompt, Listener listener, ApprovalListener on_approval,
                   std::function<void(TurnResult)> done);
+  // What a client is told (GET /v1/sessions): a turn whose result has been handed out is no
+  // longer running, though it lets go of the session a few instructions later.
+  bool running_for_clients() const;
   bool running() const;
   // Waits up to `limit` for the running turn (if any) to end; false if it did not.
   bool wait_idle(std::chrono::milliseconds limit);
@@ -117,9 +120,14 @@ class SessionRegistry {
 
 // Cancels (immediately) a running turn, waits for it to end, then ends the session (unmounts,
 // session:end). Blocks: call it from a worker or the main thread, never from a turn's thread,
-// which the kernel still uses after `done` returns.
+// which the kernel still uses after `done` returns. Null (another path removed the session
+// from the registry first and ends it) does nothing: every path that removes a session (DELETE,
+// idle unload, expiry, a chat completion's end, SIGTERM, reopen) may race another.
 void end_session(std::shared_ptr<ServedSession> session, bool remove_work_dir);
 // The same on a worker thread.
 void retire(std::shared_ptr<ServedSession> session, bool remove_work_dir);
+// Waits until every session handed to retire has ended, or `timeout` passed; false then.
+// SIGTERM's drain waits for them, so no session is left unended when the process exits.
+bool wait_for_retired(std::chrono::milliseconds timeout);
 
 }  // namespace amplifier::host::serve

@@ -50,6 +50,13 @@ ScriptedResponse read_response(ms::ConfigReader &item, const amp::sdk::Host &hos
     }
   }
   if (const auto *error = item.get_value("error")) response.error = read_error(item, *error);
+  if (const auto *usage = item.get_value("usage")) {
+    try {
+      response.usage = amplifier::from_json<amplifier::Usage>(*usage);
+    } catch (const amplifier::ModelError &e) {
+      throw item.error("usage", std::string("is not a valid usage: ") + e.what());
+    }
+  }
   if (response.signature && !response.thinking) {
     throw item.error("signature", "needs 'thinking' (a signature belongs to a thinking block)");
   }
@@ -68,7 +75,7 @@ MockConfig MockConfig::read(ms::ConfigReader &reader, const amp::sdk::Host &host
   if (const auto *responses = reader.get_array("responses")) {
     for (std::size_t i = 0; i < responses->size(); ++i) {
       auto item = item_reader(reader, "responses[" + std::to_string(i) + "]", (*responses)[i],
-                              "{thinking?, signature?, text?, tool_calls?, error?, delay_ms?}");
+                              "{thinking?, signature?, text?, tool_calls?, error?, delay_ms?, usage?}");
       config.responses.push_back(read_response(item, host));
       item.warn_unknown_keys(host);
     }

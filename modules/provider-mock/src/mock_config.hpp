@@ -1,6 +1,7 @@
 // provider-mock's configuration: the scripted responses and the streaming pace.
 #pragma once
 #include "amplifier/errors.hpp"
+#include "amplifier/model.hpp"
 #include "amplifier/module_support/config_reader.hpp"
 
 #include <boost/json/object.hpp>
@@ -28,6 +29,9 @@ struct ScriptedResponse {
   std::vector<ScriptedToolCall> tool_calls;
   std::optional<amplifier::KernelError> error;
   std::chrono::milliseconds delay{0};  // before the first event (time to first token)
+  // The usage to report (as the model's Usage: input_tokens, output_tokens, total_tokens,
+  // cache_read_tokens, reasoning_tokens, ...); absent: estimated from the request and answer.
+  std::optional<amplifier::Usage> usage;
 };
 
 struct MockConfig {

@@ -23,6 +23,7 @@ struct ResponsePlanner::Content {
   std::vector<amplifier::ToolCallBlock> tool_calls;
   std::optional<KernelError> error;
   std::chrono::milliseconds delay{0};
+  std::optional<amplifier::Usage> usage;  // scripted; else estimated
   json::object metadata;
 };
 
@@ -262,6 +263,7 @@ ResponsePlanner::Content ResponsePlanner::scripted_content(std::size_t index,
   content.text = script.text;
   content.error = script.error;
   content.delay = script.delay;
+  content.usage = script.usage;
   for (std::size_t i = 0; i < script.tool_calls.size(); ++i) {
     const auto &scripted = script.tool_calls[i];
     amplifier::ToolCallBlock block;
@@ -340,9 +342,13 @@ PlannedCall ResponsePlanner::render(const Content &content, std::string_view req
   }
 
   amplifier::Usage usage;
-  usage.input_tokens = estimate_tokens(request_json);
-  usage.output_tokens = estimate_tokens(generated);
-  usage.total_tokens = usage.input_tokens + usage.output_tokens;
+  if (content.usage) {
+    usage = *content.usage;
+  } else {
+    usage.input_tokens = estimate_tokens(request_json);
+    usage.output_tokens = estimate_tokens(generated);
+    usage.total_tokens = usage.input_tokens + usage.output_tokens;
+  }
   recorder.emit(amplifier::stream::usage(usage));
 
   amplifier::ChatResponse response = recorder.finish();
