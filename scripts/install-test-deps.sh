@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the build: Node.js and, each pinned by its
 # package-lock.json, the reference MCP server (@modelcontextprotocol/server-everything) that the
-# tool-mcp tests (tests/mcp) run against over stdio and Streamable HTTP, and the official openai
-# client the `amplifier serve` tests (tests/serve) drive its chat completions with, and
+# tool-mcp tests (tests/mcp) run against over stdio and Streamable HTTP, the three
+# OpenAI-compatible clients (openai, the Vercel AI SDK, LangChain JS) the `amplifier serve`
+# tests (tests/serve) drive its chat completions with, and
 # puppeteer-core, which drives the web chat page in Debian's chromium (tests/serve/browser; it
 # never downloads a browser of its own). Idempotent: npm ci runs again only when a lock file
 # changed. amplifier itself never needs Node.

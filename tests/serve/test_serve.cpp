@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <future>
 #include <regex>
@@ -495,12 +496,12 @@ TEST_CASE("openapi.json documents exactly the router's routes; healthz and metri
   CHECK(contains(metrics.body, R"(amplifier_stream_first_event_seconds_bucket{le="5"} 1)"));
 }
 
-TEST_CASE("the official openai npm client talks to /v1/chat/completions") {
-  const fs::path client = AMP_SOURCE_DIR "/tests/serve/client";
-  if (!fs::exists(client / "node_modules/openai"))
-    FAIL(
-        "the openai npm client is not installed: run scripts/install-test-deps.sh (npm ci in "
-        "tests/serve/client)");
+TEST_CASE("three OpenAI clients (openai, AI SDK, LangChain) read answers and usage from serve") {
+  const fs::path clients = AMP_SOURCE_DIR "/tests/serve/client";
+  for (const char *package : {"openai", "ai", "@ai-sdk/openai-compatible", "@langchain/openai"})
+    if (!fs::exists(clients / "node_modules" / package))
+      FAIL("the npm clients are not installed: run scripts/install-test-deps.sh (npm ci in "
+           "tests/serve/client); missing " << package);
   Scratch s;
   // Two provider calls in the turn (a tool round, then the answer): usage is their sum.
   const std::string plan = R"(session: {orchestrator: loop-streaming, context: context-simple}
@@ -510,32 +511,48 @@ providers:
       responses:
         - tool_calls: [{name: no_such_tool, input: {}}]
           usage: {input_tokens: 10, output_tokens: 3}
-        - text: "hello from the mock"
+        - text: "hello from the mock: ✓ ünïcödé 日本"
           usage: {input_tokens: 20, output_tokens: 5, cache_read_tokens: 4, reasoning_tokens: 2}
 )";
   ServeProcess serve(s, {"--plan", s.write("usage.yaml", plan).string()});
   const std::string base = "http://127.0.0.1:" + std::to_string(serve.port()) + "/v1";
-  for (const std::string mode : {"stream", "once"}) {
-    INFO(mode);
-    const fs::path out = s.dir / ("node-" + mode + ".out");
+  auto run_client = [&](const std::string &client, const std::string &mode) {
+    const fs::path out = s.dir / (client + "-" + mode + ".out");
     const std::string command = "AMP_TOKEN=" + token_of(s) + " node " +
-                                (client / "chat.mjs").string() + " " + base +
+                                (clients / "clients.mjs").string() + " " + client + " " + base +
                                 " default " + mode + " hi > " + out.string() + " 2>&1";
-    int status = std::system(command.c_str());
+    const int status = std::system(command.c_str());
     const std::string text = read_text(out);
-    INFO(text);
+    INFO(client << " " << mode << ": " << text);
     REQUIRE(status == 0);
-    auto reply = json::parse(text).as_object();
-    CHECK(reply.at("text").as_string() == "hello from the mock");
-    CHECK(reply.at("finish_reason").as_string() == "stop");
-    CHECK(reply.at("object").as_string() ==
-          (mode == "stream" ? "chat.completion.chunk" : "chat.completion"));
-    if (mode == "stream") CHECK(reply.at("chunks").as_int64() >= 3);
-    CHECK(json::serialize(reply.at("usage")) ==
-          R"({"prompt_tokens":30,"completion_tokens":8,"total_tokens":38,)"
-          R"("prompt_tokens_details":{"cached_tokens":4},)"
-          R"("completion_tokens_details":{"reasoning_tokens":2}})");
+    return json::parse(text).as_object();
+  };
+  const std::string answer = "hello from the mock: ✓ ünïcödé 日本";
+  for (const std::string client : {"openai", "ai-sdk", "langchain"}) {
+    for (const std::string mode : {"once", "stream"}) {
+      INFO(client << " " << mode);
+      auto reply = run_client(client, mode);
+      CHECK(reply.at("text").as_string() == answer);
+      CHECK(json::serialize(reply.at("usage")) ==
+            R"({"prompt":30,"completion":8,"total":38})");
+    }
+    INFO(client);
+    CHECK(run_client(client, "abort").at("aborted") == true);
+    CHECK(request(serve.port(), "GET", "/healthz").status == 200);
+    auto concurrent = run_client(client, "concurrent");
+    const auto &texts = concurrent.at("texts").as_array();
+    CHECK(texts.size() == 20);
+    CHECK(std::all_of(texts.begin(), texts.end(),
+                      [&](const json::value &t) { return t.as_string() == answer; }));
   }
+  // The details the official client does not surface, in the raw answer.
+  Reply raw = request(serve.port(), "POST", "/v1/chat/completions",
+                      R"({"model":"default","messages":[{"role":"user","content":"hi"}]})");
+  REQUIRE(raw.status == 200);
+  CHECK(json::serialize(body_json(raw).at("usage")) ==
+        R"({"prompt_tokens":30,"completion_tokens":8,"total_tokens":38,)"
+        R"("prompt_tokens_details":{"cached_tokens":4},)"
+        R"("completion_tokens_details":{"reasoning_tokens":2}})");
 }
 
 TEST_CASE("/v1/chat/completions: the usage chunk comes last before [DONE], only when asked") {
