@@ -16,6 +16,7 @@
 #include "amplifier_plugin.h"
 #include "amplifier_sdk_json.hpp"
 
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <exception>
@@ -67,22 +68,25 @@ inline std::string error_json(std::string_view kind, std::string_view message,
          ",\"retryable\":" + (retryable ? "true" : "false") + "}";
 }
 
-// The host API table, received by the entry point. One per loaded library.
-inline const amp_host_api *&host_api_slot() noexcept {
-  static const amp_host_api *api = nullptr;
+// The host API table, received by the entry point. One per loaded library. Atomic: the host
+// enters the library again for each instance it mounts, while other instances run.
+inline std::atomic<const amp_host_api *> &host_api_slot() noexcept {
+  static std::atomic<const amp_host_api *> api{nullptr};
   return api;
 }
 
 // The host functions reached by name (ABI 1.2+, amp_host_api.get_proc), looked up once when
 // the host enters the library. A NULL member: this host does not have the function, and the
-// Host helpers fall back to what older hosts offer.
+// Host helpers fall back to what older hosts offer. Atomic members: the host enters the
+// library again (the same functions, written again) for each instance it mounts, while the
+// instances already running read them.
 struct HostProcs {
-  amp_call_delta_fn call_delta = nullptr;
-  amp_emit_content_delta_fn emit_content_delta = nullptr;
-  amp_hook_has_handlers_fn hook_has_handlers = nullptr;
-  amp_work_submit_fn work_submit = nullptr;
-  amp_session_spawn_fn session_spawn = nullptr;  // 1.3
-  amp_tools_changed_fn tools_changed = nullptr;
+  std::atomic<amp_call_delta_fn> call_delta{nullptr};
+  std::atomic<amp_emit_content_delta_fn> emit_content_delta{nullptr};
+  std::atomic<amp_hook_has_handlers_fn> hook_has_handlers{nullptr};
+  std::atomic<amp_work_submit_fn> work_submit{nullptr};
+  std::atomic<amp_session_spawn_fn> session_spawn{nullptr};  // 1.3
+  std::atomic<amp_tools_changed_fn> tools_changed{nullptr};
 };
 
 inline HostProcs &host_procs() noexcept {
@@ -90,23 +94,28 @@ inline HostProcs &host_procs() noexcept {
   return procs;
 }
 
+// `name`'s function from `api` (null when the host lacks get_proc or the name).
+template <class Fn>
+Fn host_proc(const amp_host_api *api, const char *name) noexcept {
+  if (!api || !AMP_HAS_FIELD(api, amp_host_api, get_proc) || !api->get_proc) return nullptr;
+  // Casting between function pointer types is how get_proc is meant to be used (the C header
+  // documents each name's type); -Wcast-function-type does not apply to amp_proc.
+  return reinterpret_cast<Fn>(api->get_proc(name));
+}
+
 inline void resolve_host_procs(const amp_host_api *api) noexcept {
-  HostProcs procs;
-  if (api && AMP_HAS_FIELD(api, amp_host_api, get_proc) && api->get_proc) {
-    // Casting between function pointer types is how get_proc is meant to be used (the C
-    // header documents each name's type); -Wcast-function-type does not apply to amp_proc.
-    procs.call_delta = reinterpret_cast<amp_call_delta_fn>(api->get_proc(AMP_PROC_CALL_DELTA));
-    procs.emit_content_delta =
-        reinterpret_cast<amp_emit_content_delta_fn>(api->get_proc(AMP_PROC_EMIT_CONTENT_DELTA));
-    procs.hook_has_handlers =
-        reinterpret_cast<amp_hook_has_handlers_fn>(api->get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
-    procs.work_submit = reinterpret_cast<amp_work_submit_fn>(api->get_proc(AMP_PROC_WORK_SUBMIT));
-    procs.session_spawn =
-        reinterpret_cast<amp_session_spawn_fn>(api->get_proc(AMP_PROC_SESSION_SPAWN));
-    procs.tools_changed =
-        reinterpret_cast<amp_tools_changed_fn>(api->get_proc(AMP_PROC_TOOLS_CHANGED));
-  }
-  host_procs() = procs;
+  HostProcs &procs = host_procs();
+  constexpr auto release = std::memory_order_release;
+  procs.call_delta.store(host_proc<amp_call_delta_fn>(api, AMP_PROC_CALL_DELTA), release);
+  procs.emit_content_delta.store(
+      host_proc<amp_emit_content_delta_fn>(api, AMP_PROC_EMIT_CONTENT_DELTA), release);
+  procs.hook_has_handlers.store(
+      host_proc<amp_hook_has_handlers_fn>(api, AMP_PROC_HOOK_HAS_HANDLERS), release);
+  procs.work_submit.store(host_proc<amp_work_submit_fn>(api, AMP_PROC_WORK_SUBMIT), release);
+  procs.session_spawn.store(host_proc<amp_session_spawn_fn>(api, AMP_PROC_SESSION_SPAWN),
+                            release);
+  procs.tools_changed.store(host_proc<amp_tools_changed_fn>(api, AMP_PROC_TOOLS_CHANGED),
+                            release);
 }
 
 // Thrown by Host helpers when the host answers with an error status.
@@ -198,7 +207,7 @@ class Host {
   // A tool module's tools changed: the host lists them again (amplifier_plugin.h,
   // "tools_changed"). False when the host cannot (too old, isolated) or refused the new list.
   bool tools_changed() const noexcept {
-    auto fn = host_procs().tools_changed;
+    auto fn = host_procs().tools_changed.load(std::memory_order_acquire);
     return fn && fn(h_) == AMP_OK;
   }
 
@@ -207,7 +216,8 @@ class Host {
   // older host the same delta goes as its JSON content_block_delta event.
   void emit_delta(amp_call_id call, uint32_t index, amp_delta_kind kind,
                   std::string_view text) const noexcept {
-    if (auto fn = host_procs().call_delta) return fn(h_, call, index, kind, to_amp(text));
+    if (auto fn = host_procs().call_delta.load(std::memory_order_acquire))
+      return fn(h_, call, index, kind, to_amp(text));
     try {
       std::string event;
       json::append_delta_event(event, index, kind, text);
@@ -237,7 +247,7 @@ class Host {
   // The `content_block:delta` hook event for a typed delta an orchestrator received (see
   // "emit_content_delta" in amplifier_plugin.h); on an older host, the same event through emit.
   void emit_content_delta(uint32_t index, amp_delta_kind kind, std::string_view text) const {
-    if (auto fn = host_procs().emit_content_delta) {
+    if (auto fn = host_procs().emit_content_delta.load(std::memory_order_acquire)) {
       fn(h_, index, kind, to_amp(text));
       return;
     }
@@ -248,7 +258,8 @@ class Host {
 
   // Whether any hook would see `event` (always true on a host that cannot tell).
   bool has_hook_handlers(std::string_view event) const noexcept {
-    if (auto fn = host_procs().hook_has_handlers) return fn(h_, to_amp(event)) != 0;
+    if (auto fn = host_procs().hook_has_handlers.load(std::memory_order_acquire))
+      return fn(h_, to_amp(event)) != 0;
     return true;
   }
 
@@ -256,7 +267,7 @@ class Host {
   // false when the host cannot (it lacks the function, or refused): the caller must then run
   // the work some other way.
   bool submit_work(uint32_t delay_ms, void (*fn)(void *), void *user_data) const noexcept {
-    auto submit = host_procs().work_submit;
+    auto submit = host_procs().work_submit.load(std::memory_order_acquire);
     return submit && submit(h_, delay_ms, fn, user_data) == AMP_OK;
   }
 
@@ -275,7 +286,7 @@ class Host {
   // AMP_UNSUPPORTED on a host that cannot.
   amp_status spawn_session(std::string_view request_json, const amp_call_sink &sink,
                            amp_call_id *out) const noexcept {
-    auto spawn = host_procs().session_spawn;
+    auto spawn = host_procs().session_spawn.load(std::memory_order_acquire);
     if (!spawn) return AMP_UNSUPPORTED;
     return spawn(h_, to_amp(request_json), &sink, out);
   }
