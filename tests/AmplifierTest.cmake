@@ -60,5 +60,9 @@ function(amp_add_test name)
     AMP_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     AMP_BINARY_DIR="${PROJECT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND ${name})
+  # Longest first under `ctest -j` (AMP_TEST_COST_<name>, tests/CMakeLists.txt).
+  if(DEFINED AMP_TEST_COST_${name})
+    set_property(TEST ${name} PROPERTY COST ${AMP_TEST_COST_${name}})
+  endif()
   amp_test_sanitizer_properties(${name} 300)
 endfunction()
