@@ -37,6 +37,7 @@ const adapters = {
         for await (const chunk of s) {
           const text = chunk.choices[0]?.delta?.content;
           if (text) onText(text);
+          if (signal?.aborted) break;  // leaving the loop closes the stream
           u = chunk.usage ?? u;
         }
         return { usage: usage(u) };
@@ -56,7 +57,10 @@ const adapters = {
         let failure = null;
         const r = streamText({ model: provider.chatModel(model), prompt, maxRetries: 0,
                                abortSignal: signal, onError: ({ error }) => { failure = error; } });
-        for await (const text of r.textStream) onText(text);
+        for await (const text of r.textStream) {
+          onText(text);
+          if (signal?.aborted) break;
+        }
         if (failure) throw failure;
         return { usage: usage(await r.usage) };
       },
@@ -74,6 +78,7 @@ const adapters = {
         let u = null;
         for await (const chunk of await llm.stream(prompt, { signal })) {
           if (chunk.content) onText(chunk.content);
+          if (signal?.aborted) break;
           u = chunk.usage_metadata ?? u;
         }
         return { usage: usage(u) };
