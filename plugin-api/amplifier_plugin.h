@@ -239,7 +239,8 @@ typedef struct amp_host_api {
    * key writes the whole config object. AMP_NOT_FOUND when the key is absent. */
   amp_status (*config_get)(amp_host *host, amp_str key, amp_writer *out);
 
-  /* Writes {"session_id","parent_id"} of the session the instance is mounted in. */
+  /* Writes {"session_id","parent_id","mount_name"} of the session the instance is mounted
+   * in, and "labels" (an object) when the host attached some to the session. */
   amp_status (*session_info)(amp_host *host, amp_writer *out);
 
   /* --- Events and hooks ---------------------------------------------------------------- */
@@ -527,6 +528,10 @@ typedef struct amp_context_vtable {
    *        -> {"session_id", "messages": N}; refused (AMP_ERROR) when the session exists
    *   {"op":"delete", "session_id"}  -> {"session_id", "messages": N removed}; refused
    *        (AMP_ERROR, "session busy: ...") while a live session holds it
+   *   {"op":"signal", "session_id", "signal": object}  -> {"session_id", "held": bool}: passes
+   *        `signal` to the live instance holding the session, in whichever host it runs,
+   *        which emits it there as `context:signal` {"session_id", "signal"}; "held" false
+   *        when none holds it (optional: AMP_UNSUPPORTED where a store has no hosts to reach)
    * ("metadata" has the fields of context-persistent's metadata.json; "origins" holds, for
    * each message, the {provider, module?, model?} that produced it, or null). Returns AMP_OK with
    * the answer written to `out`; otherwise a human-readable reason is written to `out`

@@ -86,9 +86,11 @@ amp_status api_config_get(amp_host *h, amp_str key, amp_writer *out) {
 
 amp_status api_session_info(amp_host *h, amp_writer *out) {
   return guard(h, "session_info", [&](Coordinator &c, MountedModule &self) {
-    write_json(out, boost::json::object{{"session_id", c.session_id()},
-                                        {"parent_id", c.parent_id()},
-                                        {"mount_name", self.mount_name}});
+    boost::json::object info{{"session_id", c.session_id()},
+                             {"parent_id", c.parent_id()},
+                             {"mount_name", self.mount_name}};
+    if (!c.labels().empty()) info["labels"] = c.labels();
+    write_json(out, info);
     return AMP_OK;
   });
 }

@@ -101,6 +101,7 @@ struct Session::Impl {
                                                  {"parent_id", options.parent_id}});
     coordinator = std::make_unique<Coordinator>(hooks, cancellation, options.session_id,
                                                 options.parent_id);
+    coordinator->set_labels(options.labels);
   }
 
   // Lets the session's modules spawn children (amp_host_api "session_spawn"), whose

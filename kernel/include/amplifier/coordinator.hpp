@@ -115,6 +115,9 @@ class Coordinator {
   CancellationToken &cancellation() { return cancellation_; }
   const std::string &session_id() const { return session_id_; }
   const std::string &parent_id() const { return parent_id_; }
+  // SessionOptions::labels, given before anything is mounted (session_info reports them).
+  void set_labels(boost::json::object labels) { labels_ = std::move(labels); }
+  const boost::json::object &labels() const { return labels_; }
 
   // --- Mounting ------------------------------------------------------------------------
   // Creates an instance of `module` and mounts it at `mount_point`. Throws ModuleLoadError
@@ -236,6 +239,7 @@ class Coordinator {
   CancellationToken &cancellation_;
   std::string session_id_;
   std::string parent_id_;
+  boost::json::object labels_;
   std::vector<std::unique_ptr<MountedModule>> mounted_;
   MountedModule *orchestrator_ = nullptr;
   MountedModule *context_ = nullptr;

@@ -36,6 +36,10 @@ struct SessionOptions {
   std::shared_ptr<ChildSessionPolicy> child_policy;
   int depth = 0;      // 0 for a top session, parent's + 1 for a child
   std::string agent;  // the agent a child runs as (announced in session:fork)
+  // What the host attaches to the session for its modules to keep (session_info's "labels"):
+  // a context that stores sessions records them with the session (serve: the plan and the
+  // client's metadata, so another server reopens it on the same plan).
+  boost::json::object labels;
 };
 
 // A module that could not be mounted (also announced as module:load_failed).

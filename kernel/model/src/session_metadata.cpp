@@ -47,6 +47,7 @@ json::object to_json(const SessionMetadata &metadata) {
     for (const auto &degradation : metadata.degradations) list.push_back(amplifier::to_json(degradation));
     out["degradations"] = std::move(list);
   }
+  if (!metadata.labels.empty()) out["labels"] = metadata.labels;
   detail::put_extra(out, metadata.extra);
   return out;
 }
@@ -66,9 +67,11 @@ SessionMetadata metadata_from_json(const json::value &value) {
   metadata.parent_id = detail::optional_string(object, "parent_id", path);
   metadata.preview = detail::optional_string(object, "preview", path);
   metadata.degradations = degradations_field(object, path);
+  if (const json::value *labels = detail::present(object, "labels"))
+    metadata.labels = detail::expect_object(*labels, path.child("labels"));
   metadata.extra = detail::unknown_fields(
       object, {"session_id", "created", "updated", "provider", "provider_module", "model",
-               "turn_count", "message_count", "parent_id", "preview", "degradations"});
+               "turn_count", "message_count", "parent_id", "preview", "degradations", "labels"});
   return metadata;
 }
 

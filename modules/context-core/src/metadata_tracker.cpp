@@ -34,9 +34,13 @@ void MetadataTracker::adopt(std::optional<store::SessionMetadata> saved,
                             const std::optional<std::string> &first_timestamp) {
   std::string session_id = metadata_.session_id;
   std::optional<std::string> parent_id = metadata_.parent_id;
+  boost::json::object labels = metadata_.labels;
   if (saved) metadata_ = std::move(*saved);
   metadata_.session_id = std::move(session_id);
   if (!metadata_.parent_id) metadata_.parent_id = std::move(parent_id);
+  // A session keeps the labels it was created with (a reopen on another server may attach
+  // its own, which do not replace them).
+  if (metadata_.labels.empty()) metadata_.labels = std::move(labels);
   if (metadata_.created.empty())
     metadata_.created = first_timestamp.value_or(store::utc_timestamp_now());
 }

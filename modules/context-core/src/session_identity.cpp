@@ -11,8 +11,10 @@ SessionIdentity session_identity(const amp::sdk::Host &host) {
     const json::value *value = info.if_contains(key);
     return value && value->is_string() ? std::string(value->get_string()) : std::string();
   };
-  SessionIdentity identity{field("session_id"), field("parent_id")};
+  SessionIdentity identity{field("session_id"), field("parent_id"), {}};
   if (identity.parent_id->empty()) identity.parent_id.reset();
+  if (const json::value *labels = info.if_contains("labels"); labels && labels->is_object())
+    identity.labels = labels->get_object();
   return identity;
 }
 

@@ -43,6 +43,7 @@ class PersistentContext final : public ctx::PersistingContext {
       : PersistingContext(host, config.budget, &history_, "context-persistent"),
         history_(host, store::session_files(config.store_dir, identity.session_id),
                  identity.session_id, identity.parent_id, config.fsync, config.read_limits) {
+    history_.set_labels(identity.labels);
     const bool resumed = history_.exists();
     if (resumed) resume_transcript();
     register_transcript(json::object{{"store_dir", config.store_dir.string()},

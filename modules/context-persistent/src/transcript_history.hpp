@@ -44,6 +44,8 @@ class TranscriptHistory final : public amplifier::context::HistoryStore {
   TranscriptHistory(const TranscriptHistory &) = delete;
   TranscriptHistory &operator=(const TranscriptHistory &) = delete;
 
+  // The labels the host attached (stored with the metadata, kept as created).
+  void set_labels(boost::json::object labels) { summary_.set_labels(std::move(labels)); }
   // True when the session already has a transcript.
   bool exists() const;
   // Locks the session and reads it (every line, converted to the unified shape), ready to

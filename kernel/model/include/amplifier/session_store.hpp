@@ -67,6 +67,9 @@ struct SessionMetadata {
   std::optional<std::string> parent_id;
   std::optional<std::string> preview;  // the first prompt, on one line
   std::vector<Degradation> degradations;  // what resuming on another provider had to drop
+  // What the host attached when it made the session (SessionOptions::labels), kept as the
+  // session was created: `serve` records the plan it runs and the client's metadata there.
+  boost::json::object labels;
   boost::json::object extra;
 };
 

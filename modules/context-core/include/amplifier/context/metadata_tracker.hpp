@@ -20,9 +20,11 @@ class MetadataTracker {
 
   const session_store::SessionMetadata &metadata() const noexcept { return metadata_; }
 
+  // The labels a new session is created with (SessionIdentity::labels).
+  void set_labels(boost::json::object labels) { metadata_.labels = std::move(labels); }
   // Takes over what a resume read back (nullopt: nothing), keeping this session's id and,
-  // when the saved one has none, this session's parent. `first_timestamp` stands in for a
-  // missing creation time.
+  // when the saved one has none, this session's parent and labels. `first_timestamp` stands
+  // in for a missing creation time.
   void adopt(std::optional<session_store::SessionMetadata> saved,
              const std::optional<std::string> &first_timestamp);
   // The history is the truth: the counts (and the preview) are taken again from it.

@@ -2,6 +2,8 @@
 #pragma once
 #include "amplifier_sdk.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <optional>
 #include <string>
 
@@ -10,6 +12,7 @@ namespace amplifier::context {
 struct SessionIdentity {
   std::string session_id;
   std::optional<std::string> parent_id;  // set for a child session (delegate)
+  boost::json::object labels;            // what the host attached (session_info "labels")
 };
 
 // Throws when session_info is not a JSON object.
