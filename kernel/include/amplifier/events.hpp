@@ -29,6 +29,14 @@ inline constexpr std::string_view kToolError = "tool:error";
 inline constexpr std::string_view kContextPreCompact = "context:pre_compact";
 inline constexpr std::string_view kContextPostCompact = "context:post_compact";
 inline constexpr std::string_view kContextCompaction = "context:compaction";
+// A context that keeps the session in a shared store heard another host ask for the session
+// ({"session_id"}): a host that can give it back now (serve, when the session is idle) ends
+// it, which frees it for the other. Emitted from the context's own thread.
+inline constexpr std::string_view kContextReleaseRequested = "context:release_requested";
+// What another host passed to this session through the shared store ({"session_id", "signal":
+// {...}}: the sessions_query op "signal"); serve sends a cancel or an approval's answer this
+// way to the server running the turn. Emitted from the context's own thread.
+inline constexpr std::string_view kContextSignal = "context:signal";
 inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
 inline constexpr std::string_view kExecutionStart = "execution:start";
 inline constexpr std::string_view kExecutionEnd = "execution:end";
@@ -53,7 +61,8 @@ inline constexpr std::array kAll = {
     kProviderToolSequenceRepaired, kLlmRequest, kLlmResponse, kContentBlockStart,
     kContentBlockDelta, kContentBlockEnd, kThinkingDelta, kThinkingFinal, kToolPre, kToolPost,
     kToolError, kContextPreCompact, kContextPostCompact, kContextCompaction,
-    kOrchestratorComplete, kExecutionStart, kExecutionEnd, kUserNotification, kArtifactWrite,
-    kArtifactRead, kPolicyViolation, kApprovalRequired, kApprovalGranted, kApprovalDenied,
-    kCancelRequested, kCancelCompleted, kModuleLoadFailed, kModuleCrashed, kModuleRestarted};
+    kContextReleaseRequested, kContextSignal, kOrchestratorComplete, kExecutionStart,
+    kExecutionEnd, kUserNotification, kArtifactWrite, kArtifactRead, kPolicyViolation,
+    kApprovalRequired, kApprovalGranted, kApprovalDenied, kCancelRequested, kCancelCompleted,
+    kModuleLoadFailed, kModuleCrashed, kModuleRestarted};
 }  // namespace amplifier::events

@@ -5,8 +5,10 @@
 // variables), brings the schema up to date (schema.hpp; once per process and database: the
 // pool, the migration and the lease renewal are shared, shared_database.hpp), and takes the
 // session's lease
-// (session_lease.hpp): a second host opening the same session is refused with "session busy",
-// naming it. When the session has rows it is resumed exactly as context-persistent resumes a
+// (session_lease.hpp): a second host opening the same session asks the holder to let go
+// (release_listener.hpp: the holder's host hears `context:release_requested` and ends the
+// session if it is idle) and waits a moment (`handoff_ms`); if the holder keeps it (a turn is
+// running) the open is refused with "session busy", naming it. When the session has rows it is resumed exactly as context-persistent resumes a
 // transcript (modules/context-core's PersistingContext: repair, load, the repairs appended,
 // `context:transcript_loaded`). Every message is then appended in its own transaction
 // (postgres_history.hpp). A database that fails mid-turn makes add_message fail with an error
@@ -29,6 +31,7 @@
 #include "amplifier/context/session_identity.hpp"
 #include "amplifier/session_store.hpp"
 
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 
 namespace context_postgres {
@@ -42,6 +45,10 @@ class PostgresContext final : public ctx::PersistingContext {
   PostgresContext(amp::sdk::Host host, std::string_view config_json)
       : PostgresContext(host, read_config(&host, config_json)) {}
 
+  // Stops hearing other hosts first: a request for the session never reaches a context
+  // that is going away.
+  ~PostgresContext() override { shared_->releases().unwatch(this); }
+
   // The sessions in the database, without a session (session_queries.hpp).
   static std::string sessions_query(std::string_view config_json, std::string_view query_json) {
     return answer_sessions_query(config_json, query_json);
@@ -54,13 +61,25 @@ class PostgresContext final : public ctx::PersistingContext {
         shared_(SharedDatabase::open(config.connect, config.pool_size, config.retry)),
         database_(shared_->prepare()),
         lease_(shared_->pool(), shared_->leases(), identity_.session_id, config.lease,
-               [host](const std::string &problem) { host.warn(problem); }),
+               config.handoff, [host](const std::string &problem) { host.warn(problem); }),
         history_(host, shared_->pool(), lease_, identity_) {
     lease_.acquire();
     LoadedSession loaded = history_.load();
     if (loaded.exists) resume_session(std::move(loaded));
     register_transcript(json::object{{"store", "postgresql"}, {"database", database_}},
                         identity_.session_id, loaded.exists);
+    // Last, so a constructor that throws leaves no watch behind. Another host asking for this
+    // session reaches the host through an event; the host decides.
+    shared_->releases().watch(
+        this, identity_.session_id,
+        [host, id = identity_.session_id](const json::object *signal) {
+          if (signal)
+            host.notify("context:signal",
+                        json::serialize(json::object{{"session_id", id}, {"signal", *signal}}));
+          else
+            host.notify("context:release_requested",
+                        json::serialize(json::object{{"session_id", id}}));
+        });
   }
 
   // The same ids as context-persistent accepts, so a session can move between the two.

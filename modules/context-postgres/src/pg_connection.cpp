@@ -96,6 +96,15 @@ std::unique_ptr<PgConnection> PgConnection::open(const ConnectSettings &settings
 
 PgConnection::~PgConnection() { PQfinish(conn_); }
 
+std::vector<std::string> PgConnection::take_notifications() {
+  std::vector<std::string> payloads;
+  while (PGnotify *notification = PQnotifies(conn_)) {
+    payloads.emplace_back(notification->extra ? notification->extra : "");
+    PQfreemem(notification);
+  }
+  return payloads;
+}
+
 DatabaseError PgConnection::error_for(std::string_view doing, const PGresult *result) const {
   const char *state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   std::string sqlstate = state ? state : "";

@@ -84,6 +84,12 @@ class PgConnection {
   // "database 'x' on /tmp/sock:5432 as 'user'": for messages.
   const std::string &target() const noexcept { return target_; }
 
+  // For a connection that LISTENs: its socket (to poll), reading what arrived (false when
+  // the connection broke), and the payloads of the notifications read, oldest first.
+  int socket() const { return PQsocket(conn_); }
+  bool consume_input() { return PQconsumeInput(conn_) == 1; }
+  std::vector<std::string> take_notifications();
+
  private:
   PgConnection(PGconn *conn, std::string target) : conn_(conn), target_(std::move(target)) {}
   DatabaseError error_for(std::string_view doing, const PGresult *result) const;

@@ -36,6 +36,8 @@ PostgresConfig read_config(const amp::sdk::Host *host, std::string_view config_j
       reader.get_int("reconnect_backoff_ms", config.retry.backoff.count(), 1, 60000));
   config.lease =
       std::chrono::seconds(reader.get_int("lease_seconds", config.lease.count(), 1, 86400));
+  config.handoff = std::chrono::milliseconds(
+      reader.get_int("handoff_ms", config.handoff.count(), 0, 60000));
   if (host) reader.warn_unknown_keys(*host);
   return config;
 }

@@ -28,6 +28,11 @@ struct PostgresConfig {
   // `lease_seconds` (default 30): how long a session stays taken after its host stops
   // renewing the lease (a crash); renewed every third of it.
   std::chrono::seconds lease{30};
+  // `handoff_ms` (default 3000): how long opening a session whose lease another host holds
+  // waits for that host to let go, after asking it to (release_listener.hpp). A host lets go
+  // of an idle session at once (serve unloads it); one running a turn does not, and the
+  // open then fails as busy.
+  std::chrono::milliseconds handoff{3000};
 };
 
 // Throws ConfigError naming the key of a bad value. Unknown keys are warned about through

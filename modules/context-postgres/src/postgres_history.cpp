@@ -44,7 +44,9 @@ PostgresHistory::PostgresHistory(amp::sdk::Host host, ConnectionPool &pool, Sess
       pool_(pool),
       lease_(lease),
       session_id_(identity.session_id),
-      summary_(identity.session_id, identity.parent_id) {}
+      summary_(identity.session_id, identity.parent_id) {
+  summary_.set_labels(identity.labels);
+}
 
 // Runs inside the module's destroy, which must not call the host except to log.
 PostgresHistory::~PostgresHistory() {
@@ -62,7 +64,10 @@ LoadedSession PostgresHistory::load() {
   return pool_.run("reading session " + session_id_, [&](PgConnection &connection) {
     LoadedSession loaded;
     std::optional<std::string> saved = read_metadata(connection, loaded);
-    if (!loaded.exists) return loaded;
+    if (!loaded.exists) {
+      create_row(connection);
+      return loaded;
+    }
     read_messages(connection, loaded);
     std::optional<store::SessionMetadata> metadata;
     try {
@@ -77,6 +82,18 @@ LoadedSession PostgresHistory::load() {
     stored_ = true;
     return loaded;
   });
+}
+
+// A new session has its row from the start: a host that acknowledged it (serve's 201) can
+// unload it before its first message, and any host then finds it, with the labels it was
+// made with (the plan it runs).
+void PostgresHistory::create_row(PgConnection &connection) {
+  Transaction transaction(connection);
+  lease_.confirm(connection);
+  summary_.touch();
+  upsert_session(connection, summary_.metadata());
+  transaction.commit("storing the new session " + session_id_);
+  stored_ = true;
 }
 
 std::optional<std::string> PostgresHistory::read_metadata(PgConnection &connection,

@@ -9,7 +9,8 @@
 // The metadata (session_store::SessionMetadata, the fields of context-persistent's
 // metadata.json) lives in amplifier_sessions.metadata (jsonb), rewritten with every message;
 // changes between messages (provider, degradations) are written at once when the session has
-// rows, else with its first message.
+// rows, else with its first message. A new session's row is written when it is opened (load),
+// with no messages yet, so a session exists once its host has it.
 //
 // THREADS: not thread-safe; the engine calls it under its lock.
 #pragma once
@@ -57,6 +58,7 @@ class PostgresHistory final : public amplifier::context::HistoryStore {
 
  private:
   std::optional<std::string> read_metadata(PgConnection &connection, LoadedSession &loaded);
+  void create_row(PgConnection &connection);
   void read_messages(PgConnection &connection, LoadedSession &loaded);
   void insert_message(PgConnection &connection, std::int64_t seq,
                       const amplifier::context::Entry &entry, const std::string &text);

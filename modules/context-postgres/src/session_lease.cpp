@@ -1,12 +1,19 @@
 #include "session_lease.hpp"
 
+#include "release_listener.hpp"
+
 #include <random>
+#include <thread>
 
 #include <unistd.h>
 
 namespace context_postgres {
 
 namespace {
+
+// How often acquire() looks again while a holder it asked lets go, and asks again.
+constexpr std::chrono::milliseconds kHandoffPoll{25};
+constexpr std::chrono::milliseconds kAskAgain{250};
 
 std::string unique_holder() {
   char host[256] = {};
@@ -32,12 +39,14 @@ const std::string kTake =
 }  // namespace
 
 SessionLease::SessionLease(ConnectionPool &pool, LeaseRenewer &renewer, std::string session_id,
-                           std::chrono::seconds duration, Warn warn)
+                           std::chrono::seconds duration, std::chrono::milliseconds handoff,
+                           Warn warn)
     : pool_(pool),
       renewer_(renewer),
       session_id_(std::move(session_id)),
       holder_(unique_holder()),
       duration_(duration),
+      handoff_(handoff),
       warn_(std::move(warn)) {}
 
 SessionLease::~SessionLease() {
@@ -69,16 +78,33 @@ DatabaseError SessionLease::busy_error(PgConnection &connection) {
   std::string who = current.rows() == 1 ? "held by " + std::string(current.text(0, 0)) + " until " +
                                               std::string(current.text(0, 1))
                                         : "held by another host";
+  // Where the database is stays out: this text reaches serve's clients.
   return DatabaseError(DatabaseErrorKind::busy,
                        "session " + session_id_ + " is in use by another host (lease " + who +
-                           " in PostgreSQL " + connection.target() +
                            "; a lease lapses once its host stops renewing it)");
 }
 
 void SessionLease::acquire() {
-  pool_.run("taking the lease of session " + session_id_, [&](PgConnection &connection) {
-    if (!take(connection)) throw busy_error(connection);
-  });
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + handoff_;
+  // Asked again now and then: a notification is lost when the holder's listener is not
+  // listening yet (its first session) or is reconnecting.
+  auto next_ask = Clock::now();
+  for (;;) {
+    const bool taken =
+        pool_.run("taking the lease of session " + session_id_, [&](PgConnection &connection) {
+          if (take(connection)) return true;
+          const auto now = Clock::now();
+          if (now >= deadline) throw busy_error(connection);
+          if (now >= next_ask) {
+            request_release(connection, session_id_);
+            next_ask = now + kAskAgain;
+          }
+          return false;
+        });
+    if (taken) break;
+    std::this_thread::sleep_for(kHandoffPoll);
+  }
   acquired_ = true;
   renewer_.add(this, std::chrono::duration_cast<std::chrono::milliseconds>(duration_) / 3,
                [this] { renew_once(); });

@@ -30,18 +30,20 @@ class SessionLease {
  public:
   using Warn = std::function<void(const std::string &)>;
 
-  // `warn` reports renewals that fail (from the renewing thread).
+  // `warn` reports renewals that fail (from the renewing thread). `handoff`: how long
+  // acquire() waits for a holder it asked to let go (release_listener.hpp).
   SessionLease(ConnectionPool &pool, LeaseRenewer &renewer, std::string session_id,
-               std::chrono::seconds duration, Warn warn);
+               std::chrono::seconds duration, std::chrono::milliseconds handoff, Warn warn);
   // Stops renewing and gives the lease back (best effort: a lease that cannot be deleted
   // lapses by itself).
   ~SessionLease();
   SessionLease(const SessionLease &) = delete;
   SessionLease &operator=(const SessionLease &) = delete;
 
-  // Takes the lease and starts renewing it. Throws DatabaseError: busy (naming the session,
-  // its holder and when the lease lapses) when another host holds it, unavailable when the
-  // database cannot be reached.
+  // Takes the lease and starts renewing it. When another host holds it, asks that host to let
+  // go (NOTIFY) and tries again until `handoff` has passed. Throws DatabaseError: busy
+  // (naming the session, its holder and when the lease lapses; never where the database is)
+  // when the other host kept it, unavailable when the database cannot be reached.
   void acquire();
   // In `connection`'s open transaction: checks that the lease is still ours and extends it,
   // locking its row until the transaction ends; retakes a lease that lapsed when nobody took
@@ -62,6 +64,7 @@ class SessionLease {
   const std::string session_id_;
   const std::string holder_;  // "hostname/pid/random": unique per open session
   const std::chrono::seconds duration_;
+  const std::chrono::milliseconds handoff_;
   const Warn warn_;
 
   bool acquired_ = false;

@@ -225,12 +225,36 @@ SharedDatabase &query_database(std::string_view config_json) {
   return *found->second;
 }
 
+// Passes `query.signal` to the host holding the session (release_listener.hpp): {"session_id",
+// "held": whether a live host holds it, so the signal reaches someone}.
+json::object signal_session(PgConnection &connection, const std::string &id,
+                            const json::object &query) {
+  const json::value *signal = query.if_contains("signal");
+  if (!signal || !signal->is_object())
+    throw QueryError(AMP_INVALID_ARGUMENT, "a signal query needs a \"signal\" object");
+  if (connection.exec("reading session " + id, "SELECT 1 FROM amplifier_sessions WHERE id = $1",
+                      {id})
+          .rows() == 0)
+    throw QueryError(AMP_NOT_FOUND, "no session '" + id + "' in the database");
+  PgResult held = connection.exec(
+      "checking the lease of session " + id,
+      "SELECT 1 FROM amplifier_session_leases WHERE session_id = $1 AND expires > now()", {id});
+  if (held.rows() == 0) return {{"session_id", id}, {"held", false}};
+  try {
+    send_signal(connection, id, signal->get_object());
+  } catch (const DatabaseError &e) {
+    if (e.kind() != DatabaseErrorKind::failed) throw;
+    throw QueryError(AMP_INVALID_ARGUMENT, e.detail());
+  }
+  return {{"session_id", id}, {"held", true}};
+}
+
 }  // namespace
 
 std::string answer_sessions_query(std::string_view config_json, std::string_view query_json) {
   const json::object query = parsed_query(query_json);
   const std::string op = text_field(query, "op");
-  if (op != "list" && op != "read" && op != "import" && op != "delete")
+  if (op != "list" && op != "read" && op != "import" && op != "delete" && op != "signal")
     throw QueryError(AMP_UNSUPPORTED, "context-postgres has no sessions query '" + op + "'");
   SharedDatabase &database = query_database(config_json);
   database.prepare();  // a database used for the first time has no tables yet
@@ -240,6 +264,7 @@ std::string answer_sessions_query(std::string_view config_json, std::string_view
     const std::string &id = checked_session_id(query, id_storage);
     if (op == "read") return json::serialize(read_session(connection, id));
     if (op == "delete") return json::serialize(delete_session(connection, id));
+    if (op == "signal") return json::serialize(signal_session(connection, id, query));
     return json::serialize(import_session(connection, id, query));
   });
 }

@@ -1,5 +1,6 @@
 // What the sessions of one process share for one database: the connection pool, the schema
-// migrated once, and the thread that renews their leases. A server holding a thousand
+// migrated once, the thread that renews their leases and the one that hears other hosts ask
+// for them (release_listener.hpp). A server holding a thousand
 // sessions then keeps `pool_size` connections to PostgreSQL (not one or two per session) and
 // one renewing thread (not one per session), and a new session does not migrate again.
 //
@@ -10,6 +11,7 @@
 #pragma once
 #include "connection_pool.hpp"
 #include "lease_renewer.hpp"
+#include "release_listener.hpp"
 
 #include <future>
 #include <memory>
@@ -26,10 +28,11 @@ class SharedDatabase {
                                               std::size_t pool_size, RetryPolicy retry);
 
   SharedDatabase(const ConnectSettings &settings, std::size_t pool_size, RetryPolicy retry)
-      : pool_(settings, pool_size, retry) {}
+      : pool_(settings, pool_size, retry), releases_(settings) {}
 
   ConnectionPool &pool() { return pool_; }
   LeaseRenewer &leases() { return leases_; }
+  ReleaseListener &releases() { return releases_; }
 
   // Brings the schema up to date the first time a session of this process asks; returns
   // where the database is, for messages. Sessions asking meanwhile share that attempt and its
@@ -42,6 +45,7 @@ class SharedDatabase {
 
   ConnectionPool pool_;
   LeaseRenewer leases_;  // after the pool its renewals use, so it stops first
+  ReleaseListener releases_;
   std::mutex prepare_mutex_;
   std::optional<std::string> prepared_;        // the target, once migrated
   std::shared_future<std::string> preparing_;  // the attempt under way, if any
