@@ -193,7 +193,9 @@ TEST_CASE("the shipped plan stores its session in the database of AMPLIFIER_PG_D
 TEST_CASE("a host killed while it holds a session: busy until its lease lapses, then resumable") {
   Scratch s;
   const std::string dsn = fresh_database();
-  const std::string lease = R"("lease_seconds": 3)";
+  // A handoff shorter than the lease: the dead holder never lets go, and the open is refused
+  // while its lease lasts (a handoff as long as the lease would outwait it).
+  const std::string lease = R"("lease_seconds": 3, "handoff_ms": 300)";
   const fs::path chat = s.plan("chat.yaml", postgres_plan(dsn, mock_provider(), lease));
   const fs::path blocking = s.plan("blocking.yaml", postgres_plan(dsn, blocking_rest(), lease));
   auto first = s.amplifier({"run", "--plan", chat.string(), "--format", "jsonl", "hello"});

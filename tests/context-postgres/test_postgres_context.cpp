@@ -32,8 +32,10 @@ TEST_CASE("the schema is created at mount, with its version, once even when two 
   CHECK(query(dsn,
               "SELECT count(*) FROM information_schema.tables WHERE table_name IN "
               "('amplifier_sessions', 'amplifier_messages', 'amplifier_session_leases')") == "3");
-  // A new session that has stored nothing has no row, only its lease.
-  CHECK(query(dsn, "SELECT count(*) FROM amplifier_sessions") == "0");
+  // A new session has its row (no messages yet) and its lease from the start: a host that
+  // acknowledged it can unload it, and any host finds it.
+  CHECK(query(dsn, "SELECT count(*) FROM amplifier_sessions") == "2");
+  CHECK(query(dsn, "SELECT count(*) FROM amplifier_messages") == "0");
   CHECK(query(dsn, "SELECT count(*) FROM amplifier_session_leases") == "2");
 }
 
@@ -116,13 +118,18 @@ TEST_CASE("set_messages and clear replace the rows in one transaction") {
 
 TEST_CASE("the lease: a second open of a session in use is refused as busy, naming it") {
   const std::string dsn = fresh_database();
-  const std::string plan = postgres_plan(dsn, "", R"("lease_seconds": 1)");
+  const std::string plan = postgres_plan(dsn, "", R"("lease_seconds": 1, "handoff_ms": 500)");
   auto first = open_session(plan, kId);
   ContextHandle(*first.session).add_ok(text_message("user", "hello"));
   CHECK_THROWS_WITH_AS(open_session(plan, kId, true),
                        doctest::Contains("session busy: session pg-session-1 is in use by "
                                          "another host"),
                        amplifier::SessionError);
+  // The opener asked the holder to let go (NOTIFY): the holder's host heard it, as
+  // context:release_requested, and this one (no serve to end the session) kept it.
+  const auto asked = first.events->payloads("context:release_requested");
+  REQUIRE_FALSE(asked.empty());
+  CHECK(asked.front().at("session_id").as_string() == kId);
   // Held past several lease periods: the live holder keeps renewing it.
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   CHECK_THROWS_WITH_AS(open_session(plan, kId, true), doctest::Contains("session busy"),

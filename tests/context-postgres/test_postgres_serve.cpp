@@ -9,7 +9,10 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <thread>
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -19,11 +22,27 @@ using Clock = std::chrono::steady_clock;
 
 // Answers stream slowly (the mock echoes each prompt, a few characters every 20 ms) so a test
 // can kill a server in the middle of one. A lease of 3 s: a killed server's lapses quickly.
-std::string shared_plan(const std::string &dsn) {
+// `handoff_ms`: how long opening a session held elsewhere waits for its holder to let go.
+std::string shared_plan(const std::string &dsn, int handoff_ms = 3000,
+                        const std::string &mock = "{chunk_size: 3, delay_ms: 20}") {
   return "session:\n  orchestrator: loop-streaming\n  context:\n    module: context-postgres\n"
          "    config: " +
-         pgtest::postgres_context(dsn, "\"lease_seconds\": 3") +
-         "\nproviders:\n  - module: provider-mock\n    config: {chunk_size: 3, delay_ms: 20}\n";
+         pgtest::postgres_context(dsn, "\"lease_seconds\": 3, \"handoff_ms\": " +
+                                           std::to_string(handoff_ms)) +
+         "\nproviders:\n  - module: provider-mock\n    config: " + mock + "\n";
+}
+
+// What a client may read in an error: nothing about where the database is or who connects.
+void check_no_database_details(const std::string &body, const std::string &dsn) {
+  INFO(body);
+  CHECK(body.find("PostgreSQL") == std::string::npos);
+  CHECK(body.find("database '") == std::string::npos);
+  CHECK(body.find("amplifier_") == std::string::npos);
+  const auto host = dsn.find("host=");
+  if (host != std::string::npos) {
+    const std::string socket_dir = dsn.substr(host + 5, dsn.find(' ', host) - host - 5);
+    CHECK(body.find(socket_dir) == std::string::npos);
+  }
 }
 
 std::string messages_path(const std::string &id) { return "/v1/sessions/" + id + "/messages"; }
@@ -73,7 +92,8 @@ json::object shown(unsigned short port, const std::string &id) {
 TEST_CASE("two servers on one database share sessions; one killed mid-turn loses nothing") {
   const std::string dsn = pgtest::fresh_database();
   Scratch s;
-  const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
+  // A short handoff: the killed server never answers, and the test waits out its lease.
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn, 200)).string();
   // --idle-unload 0: a session goes back to the database as soon as its turn ends.
   ServeProcess a(s, {"--plan", plan, "--idle-unload", "0"});
   ServeProcess b(s, {"--plan", plan, "--idle-unload", "0"});
@@ -165,21 +185,134 @@ TEST_CASE("a server on a shared store: unknown sessions are 404, an unloaded one
   CHECK(request(serve.port(), "DELETE", "/v1/sessions/" + id).status == 404);
 }
 
-TEST_CASE("a session another server holds cannot be deleted: 409 session_busy") {
+TEST_CASE("an idle session moves to whichever server is asked, at once; a running one is 409") {
   const std::string dsn = pgtest::fresh_database();
   Scratch s;
   const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
-  ServeProcess holder(s, {"--plan", plan});  // keeps its sessions (the default idle limit)
-  ServeProcess other(s, {"--plan", plan, "--idle-unload", "0"});
-  Reply created = request(holder.port(), "POST", "/v1/sessions", "{}");
+  // Both keep their sessions (the default idle limit of 300 s): only being asked moves one.
+  ServeProcess a(s, {"--plan", plan});
+  ServeProcess b(s, {"--plan", plan});
+  Reply created = request(a.port(), "POST", "/v1/sessions", "{}");
   REQUIRE(created.status == 201);
   const std::string id(json::parse(created.body).at("id").as_string());
-  check_turn_succeeded(turn_when_free(holder.port(), id, "mine"));
-  Reply refused = request(other.port(), "DELETE", "/v1/sessions/" + id);
-  CHECK(refused.status == 409);
-  CHECK(refused.body.find("session_busy") != std::string::npos);
-  CHECK(pgtest::count_messages(dsn, id) == 2);
-  CHECK(request(other.port(), "POST", messages_path(id), prompt_body("yours?")).status == 409);
-  CHECK(request(holder.port(), "DELETE", "/v1/sessions/" + id).status == 200);
+
+  // A round-robin load balancer: every request on the other server, each answered the first
+  // time (the holder lets go of the idle session when asked), none 409.
+  std::vector<std::string> prompts;
+  for (int i = 0; i < 6; ++i) {
+    const unsigned short port = i % 2 == 0 ? a.port() : b.port();
+    prompts.push_back("turn " + std::to_string(i));
+    Reply reply = request(port, "POST", messages_path(id), prompt_body(prompts.back()));
+    check_turn_succeeded(reply);
+  }
+  CHECK(user_prompts(shown(a.port(), id)) == prompts);
+  CHECK(pgtest::count_messages(dsn, id) == 12);
+
+  // A turn running on A keeps the session there: B answers 409 (after asking, in vain), and
+  // says nothing about the database. The answer echoes the prompt slowly: 20 s of it.
+  StreamingRequest running(a.port(), "POST", messages_path(id),
+                           prompt_body("a long answer " + std::string(3000, 'x')));
+  REQUIRE(running.read_until("content_block:delta"));
+  Reply busy = request(b.port(), "POST", messages_path(id), prompt_body("not now"));
+  CHECK(busy.status == 409);
+  CHECK(busy.body.find("session_busy") != std::string::npos);
+  check_no_database_details(busy.body, dsn);
+  // A cancel sent to B reaches the turn on A.
+  Reply cancelled = request(b.port(), "POST", "/v1/sessions/" + id + "/cancel",
+                            R"({"level":"immediate"})");
+  INFO(cancelled.body);
+  CHECK(cancelled.status == 202);
+  CHECK(cancelled.body.find(R"("forwarded":true)") != std::string::npos);
+  CHECK(cancelled.body.find(R"("running":true)") != std::string::npos);
+  running.read_to_end();
+  CHECK(last_data(running.raw(), "turn:result").find(R"("status":"cancelled")") !=
+        std::string::npos);
+
+  // DELETE through the server that does not hold it: it takes the session over, then deletes.
+  Reply deleted = request(b.port(), "DELETE", "/v1/sessions/" + id);
+  INFO(deleted.body);
+  CHECK(deleted.status == 200);
   CHECK(pgtest::count_messages(dsn, id) == 0);
+  CHECK(request(a.port(), "GET", "/v1/sessions/" + id).status == 404);
+}
+
+TEST_CASE("an acknowledged session exists before its first message, on the plan it was made on") {
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  const fs::path with_plan = s.dir / "plans-a";
+  const fs::path without_plan = s.dir / "plans-b";
+  fs::create_directories(with_plan);
+  fs::create_directories(without_plan);
+  amp_test::write_file(with_plan / "custom.yaml",
+                       shared_plan(dsn, 3000, "{responses: [{text: from the custom plan}]}"));
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn)).string();
+  // --idle-unload 0: a session goes back to the database at the first sweep.
+  ServeProcess a(s, {"--plan", plan, "--plans-dir", with_plan.string(), "--idle-unload", "0"});
+  ServeProcess b(s, {"--plan", plan, "--plans-dir", without_plan.string(), "--idle-unload", "0"});
+
+  Reply created = request(a.port(), "POST", "/v1/sessions",
+                          R"({"plan": "custom", "metadata": {"user": "ada"}})");
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  // Stored before the 201, with its plan and the client's metadata.
+  CHECK(pgtest::query(dsn, "SELECT metadata->'labels'->'serve'->>'plan' FROM amplifier_sessions "
+                           "WHERE id = '" + id + "'") == "custom");
+  // Unloaded before its first message: still there, for every server.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (shown(a.port(), id).at("loaded").as_bool() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(pgtest::query(dsn, "SELECT count(*) FROM amplifier_session_leases") == "0");
+
+  // B does not have the plan: it says so, naming it, instead of running another.
+  Reply unavailable = request(b.port(), "POST", messages_path(id), prompt_body("hi"));
+  INFO(unavailable.body);
+  CHECK(unavailable.status == 409);
+  CHECK(unavailable.body.find("plan_unavailable") != std::string::npos);
+  CHECK(unavailable.body.find("'custom'") != std::string::npos);
+  // A reopens it on that plan, with the client's metadata.
+  Reply answered = request(a.port(), "POST", messages_path(id), prompt_body("hi"));
+  check_turn_succeeded(answered);
+  CHECK(last_data(answered.body, "turn:result").find("from the custom plan") != std::string::npos);
+  CHECK(shown(a.port(), id).at("metadata").at("user").as_string() == "ada");
+}
+
+TEST_CASE("an approval asked on one server is answered through another") {
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  fs::create_directories(s.dir / "work");
+  const std::string plan = s.write(
+      "approval.yaml",
+      "session:\n  orchestrator: loop-streaming\n  context:\n    module: context-postgres\n"
+      "    config: " + pgtest::postgres_context(dsn, "\"lease_seconds\": 3") + "\n"
+      "providers:\n  - module: provider-mock\n    config:\n      responses:\n"
+      "        - tool_calls: [{id: call_1, name: list_directory, input: {path: \".\"}}]\n"
+      "        - text: listed\n"
+      "tools: [{module: tool-filesystem}]\n"
+      "hooks:\n  - {module: hooks-approval, config: {rules: [{tool: list_directory, action: ask}]}}\n")
+      .string();
+  ServeProcess a(s, {"--plan", plan});
+  ServeProcess b(s, {"--plan", plan});
+  Reply created = request(a.port(), "POST", "/v1/sessions", "{}");
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  StreamingRequest turn(a.port(), "POST", messages_path(id), prompt_body("list"));
+  REQUIRE(turn.read_until("event: approval:request"));
+  REQUIRE(turn.read_until("\n\n"));
+  const std::string approval = first_approval_id(turn.raw());
+  REQUIRE_FALSE(approval.empty());
+  // The client's load balancer sends the answer to B; B passes it to A, which runs the turn.
+  Reply answer = request(b.port(), "POST", "/v1/sessions/" + id + "/approvals/" + approval,
+                         R"({"decision":"allow_once"})");
+  INFO(answer.body);
+  CHECK(answer.status == 202);
+  CHECK(answer.body.find(R"("forwarded":true)") != std::string::npos);
+  turn.read_to_end();
+  const std::string result = last_data(turn.raw(), "turn:result");
+  INFO(turn.raw());
+  CHECK(result.find(R"("response":"listed")") != std::string::npos);
+  CHECK(turn.raw().find("approval:granted") != std::string::npos);
+  // A session nobody holds, or none at all: nothing to pass an answer to.
+  CHECK(request(b.port(), "POST", "/v1/sessions/no-such-session/approvals/x",
+                R"({"decision":"allow_once"})")
+            .status == 404);
 }

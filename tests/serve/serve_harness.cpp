@@ -109,6 +109,12 @@ std::string dechunk(const std::string &body) {
 
 }  // namespace
 
+void use_token_of(unsigned short port, unsigned short server_port) {
+  std::lock_guard lock(tokens_mutex);
+  const auto it = tokens().find(server_port);
+  if (it != tokens().end()) tokens()[port] = it->second;
+}
+
 Reply parse_reply(const std::string &raw) {
   Reply reply;
   std::size_t head_end = raw.find("\r\n\r\n");
@@ -332,6 +338,14 @@ std::vector<std::string> event_data(const std::string &sse, const std::string &n
 std::string last_data(const std::string &sse, const std::string &name) {
   auto data = event_data(sse, name);
   return data.empty() ? std::string() : data.back();
+}
+
+std::string first_approval_id(const std::string &sse) {
+  const std::string key = R"("approval_id":")";
+  const auto at = sse.find(key);
+  if (at == std::string::npos) return {};
+  const auto start = at + key.size();
+  return sse.substr(start, sse.find('"', start) - start);
 }
 
 }  // namespace amp_serve_test

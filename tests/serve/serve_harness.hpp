@@ -85,6 +85,10 @@ Reply parse_reply(const std::string &raw);
 // A TCP connection to 127.0.0.1:port (its fd); throws std::runtime_error when refused.
 int connect_loopback(unsigned short port);
 
+// Requests to `port` (a load balancer in front of servers) carry the token of the server on
+// `server_port` (servers started in one Scratch share theirs).
+void use_token_of(unsigned short port, unsigned short server_port);
+
 // A header that makes request() send no token (it is sent too, and means nothing to serve).
 inline const std::string kNoToken = "X-Amp-Test: no-token";
 
@@ -120,5 +124,7 @@ std::vector<std::string> event_names(const std::string &sse);
 std::vector<std::string> event_data(const std::string &sse, const std::string &name);
 // The JSON of the last `data:` line of the event named `name`.
 std::string last_data(const std::string &sse, const std::string &name);
+// The approval_id of the first approval request in an SSE text ("" when there is none).
+std::string first_approval_id(const std::string &sse);
 
 }  // namespace amp_serve_test

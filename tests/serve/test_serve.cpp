@@ -285,10 +285,8 @@ TEST_CASE("approvals are answered over HTTP") {
   StreamingRequest turn(serve.port(), "POST", messages_path(id), R"({"prompt":"list"})");
   REQUIRE(turn.read_until("event: approval:request"));
   REQUIRE(turn.read_until("\n\n"));
-  const std::string raw = turn.raw();
-  const std::string key = R"("approval_id":")";
-  const auto at = raw.find(key) + key.size();
-  const std::string approval = raw.substr(at, raw.find('"', at) - at);
+  const std::string approval = first_approval_id(turn.raw());
+  REQUIRE_FALSE(approval.empty());
   CHECK(request(serve.port(), "POST", "/v1/sessions/" + id + "/approvals/unknown",
                 R"({"decision":"allow_once"})")
             .status == 404);

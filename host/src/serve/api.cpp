@@ -190,8 +190,14 @@ ApiResponse Api::create_session(const ApiRequest &request) {
                                "delete some first",
                                limits_.max_sessions));
   const json::value *plan = body.if_contains("plan");
-  const bool default_plan = !plan || plan->is_null();
-  auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), default_plan);
+  // What another server can open the session on: the default plan (""), a named one; a
+  // client's own plan (an object) exists only here.
+  std::optional<std::string> plan_name;
+  if (!plan || plan->is_null())
+    plan_name = "";
+  else if (plan->is_string())
+    plan_name = std::string(plan->as_string());
+  auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), plan_name);
   sessions_.add(session);
   return json_response(201, json::object{{"id", session->id()}});
 }
@@ -299,6 +305,16 @@ ApiResponse Api::show_session(const std::string &id) {
 ApiResponse Api::delete_session(const std::string &id) {
   sessions_.wait_closed(id, std::chrono::seconds(20));
   auto s = sessions_.remove(id);
+  if (!s && factory_.store() && session_store::is_valid_session_id(id)) {
+    // Another server may hold it: taking it over first (its holder lets go of an idle
+    // session) means the delete never races a writer; a running turn there answers 409.
+    try {
+      session_or_reopen(id);
+      s = sessions_.remove(id);
+    } catch (const ApiError &e) {
+      if (e.status() != 404) throw;
+    }
+  }
   const bool was_running = s && s->running();
   if (s && !s->reopenable()) {
     retire(std::move(s), /*remove_work_dir=*/true);
@@ -358,12 +374,54 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
   return response;
 }
 
+// Passes `signal` to the server holding session `id` through the shared store: true when one
+// holds it. 404 when there is no store or no such session.
+bool Api::forward_signal(const std::string &id, json::object signal) {
+  const ContextSessionStore *store = factory_.store();
+  if (!store || !session_store::is_valid_session_id(id))
+    throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  try {
+    json::object answer =
+        store->query(json::object{{"op", "signal"}, {"session_id", id}, {"signal", signal}})
+            .as_object();
+    const json::value *held = answer.if_contains("held");
+    return held && held->is_bool() && held->as_bool();
+  } catch (const SessionQueryError &e) {
+    if (e.status == AMP_NOT_FOUND)
+      throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+    throw store_failure(e.what());
+  }
+}
+
+void Api::apply_signal(const std::string &id, const json::object &signal) {
+  auto s = sessions_.find(id);
+  const json::value *type = signal.if_contains("type");
+  if (!s || !type || !type->is_string()) return;
+  if (type->as_string() == "cancel") {
+    const json::value *level = signal.if_contains("level");
+    const bool immediate = level && level->is_string() && level->as_string() == "immediate";
+    if (s->running())
+      s->session().cancel(immediate ? CancelLevel::Immediate : CancelLevel::Graceful);
+  } else if (type->as_string() == "approval") {
+    const json::value *approval = signal.if_contains("approval_id");
+    const json::value *decision = signal.if_contains("decision");
+    if (approval && approval->is_string() && decision && decision->is_object())
+      s->answer(std::string(approval->as_string()), decision->as_object());
+  }
+}
+
 ApiResponse Api::cancel(const ApiRequest &request, const std::string &id) {
-  auto s = session_or_404(id);
   std::string level = string_member(parse_body(request), "level", false);
   if (level.empty()) level = "graceful";
   if (level != "graceful" && level != "immediate")
     throw ApiError(400, "invalid_request", "'level' must be graceful or immediate");
+  auto s = sessions_.find(id);
+  if (!s) {
+    // Held by another server (or by none): the store passes the cancel on to its holder.
+    const bool held = forward_signal(id, json::object{{"type", "cancel"}, {"level", level}});
+    return json_response(202, json::object{{"id", id}, {"level", level}, {"running", held},
+                                           {"forwarded", true}});
+  }
   const bool running = s->running();
   if (running)
     s->session().cancel(level == "graceful" ? CancelLevel::Graceful : CancelLevel::Immediate);
@@ -371,15 +429,27 @@ ApiResponse Api::cancel(const ApiRequest &request, const std::string &id) {
 }
 
 ApiResponse Api::answer_approval(const ApiRequest &request, const Params &params) {
-  auto s = session_or_404(params[0]);
   json::object body = parse_body(request);
   const std::string choice = string_member(body, "decision", true);
   if (std::find(std::begin(kDecisions), std::end(kDecisions), choice) == std::end(kDecisions))
     throw ApiError(400, "invalid_request", "'decision' must be allow_once, allow_always or deny");
   std::string reason = string_member(body, "reason", false);
   if (reason.empty()) reason = "answered over HTTP";
-  if (!s->answer(params[1],
-                 json::object{{"decision", choice}, {"reason", reason}, {"source", "user"}}))
+  json::object decision{{"decision", choice}, {"reason", reason}, {"source", "user"}};
+  auto s = sessions_.find(params[0]);
+  if (!s) {
+    // The turn asking runs on another server: the answer goes there through the store.
+    if (!forward_signal(params[0], json::object{{"type", "approval"},
+                                                {"approval_id", params[1]},
+                                                {"decision", decision}}))
+      throw ApiError(404, "approval_not_found",
+                     fmt::format("no server holds session '{}' to answer approval '{}'",
+                                 params[0], params[1]));
+    return json_response(202, json::object{{"approval_id", params[1]},
+                                           {"decision", choice},
+                                           {"forwarded", true}});
+  }
+  if (!s->answer(params[1], std::move(decision)))
     throw ApiError(
         404, "approval_not_found",
         fmt::format("no approval '{}' is waiting in session '{}'", params[1], params[0]));

@@ -38,6 +38,11 @@ class Api {
   // From now on no session or turn starts (503); running turns go on.
   void stop_accepting() { draining_ = true; }
 
+  // What another server sent a session held here (SessionFactory::on_store_event): a cancel
+  // {"type":"cancel","level"} or an approval's answer {"type":"approval","approval_id",
+  // "decision"}, which a client sent to that server. Anything else is ignored.
+  void apply_signal(const std::string &id, const boost::json::object &signal);
+
   // Every route as "METHOD /path/{param}" (`amplifier serve --routes`; the test of the OpenAPI
   // document compares them).
   std::vector<std::string> routes() const;
@@ -62,6 +67,7 @@ class Api {
   std::shared_ptr<ServedSession> session_or_404(const std::string &id) const;
   // The session held here, else the one the default plan's store keeps (reopened here).
   std::shared_ptr<ServedSession> session_or_reopen(const std::string &id);
+  bool forward_signal(const std::string &id, boost::json::object signal);
   void check_accepting() const;
 
   ApiResponse create_session(const ApiRequest &request);

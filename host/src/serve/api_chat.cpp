@@ -166,7 +166,7 @@ ApiResponse Api::chat_completions(const ApiRequest &http) {
   const ChatRequest request = read_request(http);
   auto served = factory_.create(factory_.plan_for_model(request.model),
                                 json::object{{"api", "chat.completions"}, {"model", request.model}},
-                                /*default_plan=*/false);
+                                /*plan_name=*/std::nullopt);  // one request's session
   if (!request.history.empty())
     served->session().coordinator().set_context_messages(json::serialize(request.history));
   sessions_.add(served);

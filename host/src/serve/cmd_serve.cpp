@@ -62,12 +62,25 @@ bool wait_until(Clock::time_point deadline, Predicate done) {
 //    balancer can then continue it, and this one reopens it on its next request;
 //  - one that lives only here, idle for `expire` (0: never), is ended and its folder removed:
 //    clients cannot make the server hold sessions for ever.
+//  - one another server asked for (context:release_requested, SessionFactory's
+//    on_store_event), given back at once when it is idle: a round-robin load balancer may send
+//    a session's next request anywhere.
 class IdleSessionReaper {
  public:
   IdleSessionReaper(SessionRegistry &sessions, Metrics &metrics,
                     std::optional<std::chrono::seconds> unload, std::chrono::seconds expire)
       : sessions_(sessions), metrics_(metrics), unload_(unload), expire_(expire),
         thread_([this] { run(); }) {}
+
+  // Another server wants session `id`: let go of it now if it is idle. Any thread (the
+  // context's listening thread calls it), returns at once.
+  void release(const std::string &id) {
+    {
+      std::lock_guard lock(mutex_);
+      wanted_.push_back(id);
+    }
+    wake_.notify_all();
+  }
   ~IdleSessionReaper() {
     {
       std::lock_guard lock(mutex_);
@@ -85,27 +98,51 @@ class IdleSessionReaper {
     const auto period = std::clamp<std::chrono::milliseconds>(
         shortest / 4, std::chrono::milliseconds(100), std::chrono::seconds(10));
     std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+    auto next_sweep = Clock::now() + period;
+    while (!stopping_) {
+      wake_.wait_until(lock, next_sweep, [this] { return stopping_ || !wanted_.empty(); });
+      if (stopping_) break;
+      std::vector<std::string> wanted = std::exchange(wanted_, {});
+      const bool sweep = Clock::now() >= next_sweep;
       lock.unlock();
-      if (unload_)
-        for (auto &session : sessions_.take_idle(*unload_)) {
-          const std::string id = session->id();
-          end_session(std::move(session), /*remove_work_dir=*/false);
-          sessions_.closed(id);
-          metrics_.session_unloaded();
-        }
-      if (expire_.count() > 0)
-        for (auto &session : sessions_.take_expired(expire_)) {
-          const std::string id = session->id();
-          end_session(std::move(session), /*remove_work_dir=*/true);
-          sessions_.closed(id);
-        }
+      for (const auto &id : wanted) give_back(id);
+      if (sweep) this->sweep();
       lock.lock();
+      if (sweep) next_sweep = Clock::now() + period;
     }
+  }
+
+  void sweep() {
+    if (unload_)
+      for (auto &session : sessions_.take_idle(*unload_)) unload(std::move(session));
+    if (expire_.count() > 0)
+      for (auto &session : sessions_.take_expired(expire_)) {
+        const std::string id = session->id();
+        end_session(std::move(session), /*remove_work_dir=*/true);
+        sessions_.closed(id);
+      }
+  }
+
+  // Another server asked for session `id`: given back when idle. A turn whose result its
+  // client already has (the asking request often comes right after it) is waited for, a
+  // moment; one still running keeps the session here.
+  void give_back(const std::string &id) {
+    if (auto held = sessions_.find(id); held && held->running() && !held->running_for_clients())
+      held->wait_idle(std::chrono::seconds(2));
+    if (auto session = sessions_.take_if_idle(id)) unload(std::move(session));
+  }
+
+  // Gives a session back to the store (its context releases the lease).
+  void unload(std::shared_ptr<ServedSession> session) {
+    const std::string id = session->id();
+    end_session(std::move(session), /*remove_work_dir=*/false);
+    sessions_.closed(id);
+    metrics_.session_unloaded();
   }
 
   SessionRegistry &sessions_;
   Metrics &metrics_;
+  std::vector<std::string> wanted_;  // ids other servers asked for, not handled yet
   const std::optional<std::chrono::seconds> unload_;
   const std::chrono::seconds expire_;
   std::mutex mutex_;
@@ -120,7 +157,21 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
   server.stop_accepting();
   api.stop_accepting();
   std::fprintf(stderr, "amplifier serve: shutting down; %zu turn(s) running\n", sessions.running());
-  if (!wait_until(Clock::now() + grace, [&] { return sessions.running() == 0; })) {
+  // A session not running a turn is ended now, and each one whose turn ends during the grace
+  // period as soon as it does: in a shared store that gives it back, so another server (a
+  // load balancer sends the session's next request elsewhere) takes it at once instead of
+  // waiting for this one's slowest turn.
+  const auto end_idle = [&] {
+    for (const auto &s : sessions.all())
+      if (!s->running())
+        if (auto removed = sessions.remove(s->id()))
+          end_session(std::move(removed), /*remove_work_dir=*/false);
+  };
+  end_idle();
+  if (!wait_until(Clock::now() + grace, [&] {
+        end_idle();
+        return sessions.running() == 0;
+      })) {
     std::fprintf(stderr, "amplifier serve: cancelling the turns still running after %llds\n",
                  static_cast<long long>(grace.count()));
     for (const auto &s : sessions.all())
@@ -224,9 +275,17 @@ int run(ServeOptions options) {
   std::optional<IdleSessionReaper> reaper;
   if (unload || options.session_expiry_seconds > 0)
     reaper.emplace(sessions, metrics, unload, std::chrono::seconds(options.session_expiry_seconds));
+  if (unload)
+    factory.on_store_event([&](const std::string &id, const boost::json::object *signal) {
+      if (signal)
+        api.apply_signal(id, *signal);
+      else if (reaper)
+        reaper->release(id);
+    });
   HttpServer server(options.http, api);
   print_banner(server, options.http);
   server.wait_for_signal();
+  factory.on_store_event(nullptr);  // waits for a call in progress: then no one calls
   reaper.reset();
   drain(server, api, sessions, std::chrono::seconds(options.shutdown_grace_seconds));
   std::fprintf(stderr, "amplifier serve: stopped\n");

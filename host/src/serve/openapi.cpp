@@ -142,10 +142,14 @@ json::object paths() {
                     {"post", operation("Run a turn, streaming its events", sse, ref("Message"))}}},
       {"/v1/sessions/{id}/cancel",
        json::object{{"parameters", path_params({"id"})},
-                    {"post", operation("Cancel the running turn", any_json, ref("Cancel"))}}},
+                    {"post", operation("Cancel the running turn (on whichever server runs it: "
+                                                "then 202 with forwarded: true)",
+                                                any_json, ref("Cancel"))}}},
       {"/v1/sessions/{id}/approvals/{approval_id}",
        json::object{{"parameters", path_params({"id", "approval_id"})},
-                    {"post", operation("Answer an approval request", any_json, ref("Decision"))}}},
+                    {"post", operation("Answer an approval request (passed on to the server "
+                                                "running the turn: then 202, forwarded: true)",
+                                                any_json, ref("Decision"))}}},
       {"/v1/chat/completions",
        json::object{{"post", operation("OpenAI-compatible chat completion (stream or not)",
                                        any_json, ref("ChatCompletionRequest"))}}},

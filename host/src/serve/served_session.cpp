@@ -217,6 +217,13 @@ std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_expired(Clock:
   return take_if([idle](ServedSession &s) { return s.expire_if_idle_for(idle); });
 }
 
+std::shared_ptr<ServedSession> SessionRegistry::take_if_idle(const std::string &id) {
+  auto taken = take_if([&](ServedSession &s) {
+    return s.id() == id && s.close_if_idle_for(Clock::duration::zero());
+  });
+  return taken.empty() ? nullptr : taken.front();
+}
+
 std::vector<std::shared_ptr<ServedSession>> SessionRegistry::take_if(
     const std::function<bool(ServedSession &)> &closes) {
   std::lock_guard lock(mutex_);

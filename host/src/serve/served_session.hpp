@@ -105,6 +105,9 @@ class SessionRegistry {
   std::vector<std::shared_ptr<ServedSession>> take_idle(std::chrono::steady_clock::duration idle);
   // The same for the sessions idle for `idle` that cannot be reopened (expire_if_idle_for).
   std::vector<std::shared_ptr<ServedSession>> take_expired(std::chrono::steady_clock::duration idle);
+  // Session `id` when it is here, reopenable and not running (another server asked for it),
+  // noted as closing like take_idle; else null.
+  std::shared_ptr<ServedSession> take_if_idle(const std::string &id);
   void closed(const std::string &id);
   // Waits up to `limit` while session `id` is closing; false if it still is.
   bool wait_closed(const std::string &id, std::chrono::milliseconds limit) const;

@@ -5,9 +5,14 @@
 #include "client_plan.hpp"
 #include "child_policy.hpp"
 
+#include "amplifier/events.hpp"
 #include "amplifier/session_store.hpp"
 
+#include "amplifier/log.hpp"
+#include "commands.hpp"
+
 #include <boost/json/serialize.hpp>
+#include <openssl/evp.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -55,9 +60,14 @@ void make_private_dir(const fs::path &dir) {
 }  // namespace
 
 ApiError store_failure(std::string_view what) {
+  // The store's own words name the database (where it is, who connects): the operator reads
+  // them in the log, a client gets what it can act on.
+  log(LogLevel::Warning, "serve", fmt::format("session store: {}", what));
   if (what.find("session busy") != std::string_view::npos)
-    return ApiError(409, "session_busy", std::string(what));
-  return ApiError(503, "store_unavailable", std::string(what));
+    return ApiError(409, "session_busy",
+                    "another server is running a turn in this session; try again once it ends");
+  return ApiError(503, "store_unavailable",
+                  "the session store cannot be reached right now; try again shortly");
 }
 
 void confine_tools(MountPlan &plan, const fs::path &dir) {
@@ -158,36 +168,90 @@ MountPlan SessionFactory::plan_for_model(const std::string &name) const {
   return load_checked([&] { return load_mount_plan(*file); });
 }
 
+std::string SessionFactory::plan_digest(const MountPlan &plan) {
+  const std::string text = mount_plan_yaml(plan);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  std::string hex;
+  for (unsigned int i = 0; i < size; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
 std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata,
-                                                      bool default_plan) const {
+                                                      std::optional<std::string> plan_name) const {
   SessionOptions session_options;
   session_options.session_id = new_uuid();
+  const bool reopenable = plan_name && store_;
+  if (reopenable)
+    session_options.labels = json::object{
+        {"serve", json::object{{"plan", *plan_name},
+                               {"plan_sha256", plan_digest(plan)},
+                               {"metadata", metadata}}}};
   auto served = start(std::move(plan), std::move(metadata), std::move(session_options));
-  if (default_plan && store_) served->set_reopenable();
+  if (reopenable) served->set_reopenable();
   metrics_.session_created();
   return served;
 }
 
+MountPlan SessionFactory::recorded_plan(const std::string &id, const json::object &serve) const {
+  const json::value *name = serve.if_contains("plan");
+  if (!name || !name->is_string() || name->as_string().empty()) return options_.default_plan;
+  const std::string plan_name(name->as_string());
+  auto file = named_plan_file(plan_name);
+  if (!file)
+    throw ApiError(409, "plan_unavailable",
+                   fmt::format("session {} runs the plan '{}', which this server does not have "
+                               "(its --plans-dir has no {}.yaml); open it on a server that does",
+                               id, plan_name, plan_name));
+  return load_checked([&] { return load_mount_plan(*file); });
+}
+
 std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) const {
   if (!store_ || !session_store::is_valid_session_id(id)) return nullptr;
+  std::optional<json::object> stored;
   try {
-    if (!store_->read(id)) return nullptr;
+    stored = store_->read(id);
   } catch (const SessionQueryError &e) {
     throw store_failure(e.what());
   }
+  if (!stored) return nullptr;
+  // The plan and the client's metadata the session was created with (sessions from before
+  // plans were recorded, and those `amplifier run` made, run on the default plan).
+  json::object serve;
+  if (const json::value *metadata = stored->if_contains("metadata"); metadata && metadata->is_object())
+    if (const json::value *labels = metadata->as_object().if_contains("labels");
+        labels && labels->is_object())
+      if (const json::value *s = labels->as_object().if_contains("serve"); s && s->is_object())
+        serve = s->as_object();
+  MountPlan plan = recorded_plan(id, serve);
+  if (const json::value *digest = serve.if_contains("plan_sha256");
+      digest && digest->is_string() && digest->as_string() != plan_digest(plan))
+    log(LogLevel::Warning, "serve",
+        fmt::format("session {}: its plan changed since the session was created; it continues "
+                    "on the plan as this server has it",
+                    id));
   SessionOptions session_options;
   session_options.session_id = id;
   session_options.resumed = true;
+  session_options.labels = json::object{{"serve", serve}};
+  const json::value *metadata = serve.if_contains("metadata");
   std::shared_ptr<ServedSession> served;
   try {
-    served = start(options_.default_plan, json::object{}, std::move(session_options));
+    served = start(std::move(plan), metadata ? *metadata : json::value(json::object{}),
+                   std::move(session_options));
   } catch (const ApiError &e) {
-    // context-postgres refuses a session whose lease another server holds.
+    // context-postgres refuses a session whose lease another server kept.
     if (ApiError busy = store_failure(e.what()); busy.status() == 409) throw busy;
     throw;
   }
   served->set_reopenable();
   return served;
+}
+
+void SessionFactory::on_store_event(StoreEvent callback) {
+  std::lock_guard lock(store_event_mutex_);
+  store_event_ = std::move(callback);
 }
 
 std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value metadata,
@@ -202,12 +266,25 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
   Session &kernel_session = *session;
   publish_agents(kernel_session, dir);
   metrics_.observe(kernel_session.hooks());
+  for (std::string_view event : {events::kContextReleaseRequested, events::kContextSignal})
+    kernel_session.hooks().register_handler(
+        std::string(event),
+        [this, id = session_options.session_id](std::string_view name, const json::object &data) {
+          const json::value *signal = data.if_contains("signal");
+          if (name == events::kContextSignal && !(signal && signal->is_object()))
+            return HookResult{};
+          std::lock_guard lock(store_event_mutex_);
+          if (store_event_) store_event_(id, signal ? &signal->get_object() : nullptr);
+          return HookResult{};
+        },
+        0, "serve-store-events");
   auto served = std::make_shared<ServedSession>(std::move(session), std::move(metadata), dir);
   try {
     kernel_session.initialize();
   } catch (const SessionError &e) {
     const std::string message = init_failure(e, kernel_session);
-    end_session(std::move(served), /*remove_work_dir=*/true);
+    // A refused reopen leaves the folder alone: with a shared --root it is the holder's.
+    end_session(std::move(served), /*remove_work_dir=*/!session_options.resumed);
     throw ApiError(422, "session_init_failed", message);
   }
   return served;

@@ -11,7 +11,9 @@
 #include <boost/json/value.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -36,19 +38,30 @@ class SessionFactory {
   // API's `model`).
   MountPlan plan_for_model(const std::string &name) const;
 
-  // A new, initialised session. ApiError 422 (the plan's modules did not load) or 500. A
-  // session on the default plan whose context store is shared can be unloaded and reopened.
+  // A new, initialised session. ApiError 422 (the plan's modules did not load) or 500.
+  // `plan_name`: "" for the default plan, a --plans-dir name, nullopt for a plan no other
+  // server can have (a client's own, a chat completion's one-off). A session on a named or the
+  // default plan whose context store is shared is stored with that name, the plan's SHA-256
+  // and `metadata` (SessionOptions::labels "serve"), can be unloaded, and is reopened on the
+  // same plan by any server.
   std::shared_ptr<ServedSession> create(MountPlan plan, boost::json::value metadata,
-                                        bool default_plan) const;
+                                        std::optional<std::string> plan_name) const;
 
   // The default plan's context store; null when sessions live only in this process.
   const ContextSessionStore *store() const { return store_ ? &*store_ : nullptr; }
 
-  // Session `id` as the store keeps it, opened on the default plan (the session another
+  // Session `id` as the store keeps it, opened on the plan it was created with (the session another
   // server, or this one before it unloaded it, ran). nullptr when the store has no such
   // session (or there is no store). ApiError 409 (another server holds the session),
   // 503 (the store cannot be reached), 422.
   std::shared_ptr<ServedSession> reopen(const std::string &id) const;
+
+  // What a session's shared store passes on from other servers, on the context's thread:
+  // `signal` null when one asks for the session (context:release_requested), else what one
+  // sent it (context:signal: a cancel, an approval's answer). Null callback: nobody is told.
+  // Replacing it waits for a call in progress, so after on_store_event(nullptr) none runs.
+  using StoreEvent = std::function<void(const std::string &id, const boost::json::object *signal)>;
+  void on_store_event(StoreEvent callback);
 
  private:
   std::optional<std::filesystem::path> named_plan_file(const std::string &name) const;
@@ -58,11 +71,19 @@ class SessionFactory {
   std::set<std::string> operator_modules() const;
   std::shared_ptr<ServedSession> start(MountPlan plan, boost::json::value metadata,
                                        SessionOptions session_options) const;
+  // The plan a stored session records (labels "serve"): the default one when it names none;
+  // ApiError 409 plan_unavailable when it names one this server does not have.
+  MountPlan recorded_plan(const std::string &id, const boost::json::object &serve) const;
+  // SHA-256 (hex) of the plan as `plan show` prints it: recorded, compared on reopen.
+  static std::string plan_digest(const MountPlan &plan);
 
   SessionFactoryOptions options_;
   Metrics &metrics_;
   ModuleLoader store_loader_;  // before store_: keeps its library loaded
   std::optional<ContextSessionStore> store_;
+  // on_store_event's callback; the mutex is held while it runs.
+  mutable std::mutex store_event_mutex_;
+  StoreEvent store_event_;
 };
 
 // What the API answers when a shared store refuses or fails: 409 session_busy when another
