@@ -12,7 +12,7 @@
 # children), goes to a file under <tree>/sanitizer-reports/, and any such file fails the stage,
 # even when the test itself passed (a child's report cannot hide behind an expected exit code).
 # Budgets (seconds, for the ctest run of each stage): AMP_ASAN_BUDGET, AMP_TSAN_BUDGET. On a
-# cold 2-core machine the asan stage builds in about 14 minutes and runs in about 7
+# cold 2-core machine the asan stage builds in about 12 minutes and runs in about 8
 # (install_sdk and test_validate are the longest); tsan in about 4 and 1.5. The budgets leave
 # room for a slower machine and stop a hang early.
 set -euo pipefail

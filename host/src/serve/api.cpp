@@ -387,8 +387,9 @@ bool Api::forward_signal(const std::string &id, json::object signal) {
     const json::value *held = answer.if_contains("held");
     return held && held->is_bool() && held->as_bool();
   } catch (const SessionQueryError &e) {
-    if (e.status == AMP_NOT_FOUND)
-      throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+    // A store of one host's own (context-persistent) has no other server to reach.
+    if (e.status == AMP_NOT_FOUND || e.status == AMP_UNSUPPORTED)
+      throw ApiError(404, "session_not_found", fmt::format("no session '{}' here", id));
     throw store_failure(e.what());
   }
 }
