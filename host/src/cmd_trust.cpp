@@ -3,18 +3,17 @@
 // model, a plan or a repository does adds a folder (README "Security").
 #include "command_errors.hpp"
 #include "commands.hpp"
+#include "operator_question.hpp"
 
 #include "amplifier/folder_trust.hpp"
 #include "amplifier/operator_list.hpp"
 #include "amplifier/terminal_text.hpp"
 #include "amplifier/user_dirs.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <string>
 
@@ -61,8 +60,7 @@ int trust_folder(const TrustOptions &options) {
 }  // namespace
 
 void ask_folder_trust_once(const fs::path &folder) {
-  if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO) || !has_project_config(folder) ||
-      folder_trust::is_trusted(folder))
+  if (!operator_at_terminal() || !has_project_config(folder) || folder_trust::is_trusted(folder))
     return;
   std::error_code ec;
   const std::string canonical = fs::canonical(folder, ec).string();
@@ -72,13 +70,9 @@ void ask_folder_trust_once(const fs::path &folder) {
     if (std::find(declined.begin(), declined.end(), canonical) != declined.end()) return;
     std::fprintf(stderr,
                  "amplifier: %s has a .amplifier/ folder (MCP servers to start, agents). A "
-                 "cloned repository should not run commands as you.\n"
-                 "Trust this folder? [y/N] ",
+                 "cloned repository should not run commands as you.\n",
                  terminal_safe(canonical).c_str());
-    std::fflush(stderr);
-    std::string answer;
-    std::getline(std::cin, answer);
-    if (answer == "y" || answer == "Y" || answer == "yes") {
+    if (operator_says_yes("Trust this folder?")) {
       folder_trust::trust(canonical);
       std::fprintf(stderr, "trusted: %s (amplifier trust --remove to undo)\n",
                    terminal_safe(canonical).c_str());

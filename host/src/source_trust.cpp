@@ -1,17 +1,17 @@
 #include "source_trust.hpp"
 
+#include "operator_question.hpp"
+
 #include "amplifier/operator_list.hpp"
 #include "amplifier/terminal_text.hpp"
 #include "amplifier/user_dirs.hpp"
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <iostream>
 #include <mutex>
 #include <stdexcept>
 
@@ -40,8 +40,6 @@ void write_entries(const std::vector<Entry> &entries) {
   operator_list::write(file(), lines);
 }
 
-bool interactive() { return ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO); }
-
 // Asks at the terminal; true for y or yes. What the plan wrote is shown with its controls
 // made visible: a plan is not allowed to paint the question.
 bool ask(const GitSource &source, std::string_view text, const std::string &commit) {
@@ -50,17 +48,11 @@ bool ask(const GitSource &source, std::string_view text, const std::string &comm
              "  source:    {}\n"
              "  commit:    {}\n"
              "  what runs: git fetches that commit; CMake configures and builds {} (its\n"
-             "             CMakeLists.txt runs as you); the host then loads what it built.\n"
-             "Trust this source at this commit? [y/N] ",
+             "             CMakeLists.txt runs as you); the host then loads what it built.\n",
              terminal_safe(text), commit,
              source.subdirectory.empty() ? std::string("the repository")
                                          : "its folder " + terminal_safe(source.subdirectory));
-  std::fflush(stderr);
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  std::transform(answer.begin(), answer.end(), answer.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return answer == "y" || answer == "yes";
+  return operator_says_yes("Trust this source at this commit?");
 }
 
 }  // namespace
@@ -116,7 +108,7 @@ void require(const GitSource &source, std::string_view text, const std::string &
     trust(source, commit);
     return;
   }
-  if (interactive()) {
+  if (operator_at_terminal()) {
     std::lock_guard lock(g_ask_mutex);
     if (is_trusted(source, commit)) return;  // said yes while this one waited
     if (ask(source, text, commit)) {

@@ -22,7 +22,8 @@ struct SpawnedProcess {
 // writes to the terminal as it would in process),
 // stdin from /dev/null, in a process group of its own (a Ctrl-C at the terminal is the host's
 // to handle), dying with the host (PR_SET_PDEATHSIG), its address space limited when
-// `memory_limit_mb` is not 0; both ends accept frames up to `max_message_mb` MiB. Forks from one long-lived thread, because the death signal
+// `memory_limit_mb` is not 0; both ends accept frames up to `max_message_mb` MiB (set by the
+// operator's plan only: agents and serve clients are refused isolation options). Forks from one long-lived thread, because the death signal
 // follows the thread that forked, not the process. Throws std::system_error on failure.
 SpawnedProcess spawn_module_host(const std::filesystem::path &program,
                                  const std::filesystem::path &library, std::size_t memory_limit_mb,

@@ -126,6 +126,9 @@ std::vector<fs::path> resolve_writable_paths(const ms::ConfigReader &config,
   return resolved.roots();
 }
 
+// Trust: `config.environment` is the operator's plan (serve clients and agent files cannot set
+// `sandbox`: host/src/plan_trust.cpp, agents.cpp), so a credential passes only when the
+// operator named it.
 std::vector<std::string> sandbox_environment(const SandboxConfig &config,
                                              char *const *host_environment) {
   auto allowed = [&](std::string_view name) {
@@ -155,6 +158,9 @@ fs::path in_home(std::string_view name, const fs::path &home) {
 }
 
 // The folders to cover with an empty tmpfs, as real paths, none inside another, /tmp first.
+// Trust: $HOME and $XDG_* are read from the host process's environment, the operator's; a plan
+// cannot name them (a serve client's plan may not set `sandbox`, an agent keeps its parent's),
+// and what they name is only ever hidden, never shown.
 std::vector<fs::path> folders_to_hide(const std::vector<fs::path> &granted, const fs::path &home) {
   std::vector<fs::path> hidden{kTmp};
   // `secret`: hidden even inside a granted folder; otherwise a granted one stays visible.
