@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -315,4 +316,41 @@ TEST_CASE("an approval asked on one server is answered through another") {
   CHECK(request(b.port(), "POST", "/v1/sessions/no-such-session/approvals/x",
                 R"({"decision":"allow_once"})")
             .status == 404);
+}
+
+TEST_CASE("a session a draining server reopens meanwhile is given back, and its client told 503") {
+  // B is asked for a session A is running a turn in: B waits for A to let go (handoff_ms
+  // 20 s). B gets SIGTERM while it waits; A's turn ends and B's reopen succeeds after B's drain
+  // has ended everything it held. That session must not stay B's until B exits (a load
+  // balancer retrying the request elsewhere would find its lease taken): B gives it back and
+  // answers 503, and A continues it at once.
+  const std::string dsn = pgtest::fresh_database();
+  Scratch s;
+  const std::string plan = s.write("shared.yaml", shared_plan(dsn, 20000)).string();
+  ServeProcess a(s, {"--plan", plan});
+  ServeProcess b(s, {"--plan", plan, "--shutdown-grace", "1"});
+  Reply created = request(a.port(), "POST", "/v1/sessions", "{}");
+  REQUIRE(created.status == 201);
+  const std::string id(json::parse(created.body).at("id").as_string());
+  // About 2 s of answer (3 characters every 20 ms).
+  StreamingRequest running(a.port(), "POST", messages_path(id),
+                           prompt_body("two seconds " + std::string(300, 'x')));
+  REQUIRE(running.read_until("content_block:delta"));
+  auto waiting = std::async(std::launch::async, [&] {
+    return request(b.port(), "POST", messages_path(id), prompt_body("on b"));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  b.signal(SIGTERM);
+  running.read_to_end();
+  CHECK(last_data(running.raw(), "turn:result").find(R"("status":"success")") !=
+        std::string::npos);
+  const Reply refused = waiting.get();
+  INFO(refused.body);
+  CHECK(refused.status == 503);
+  CHECK(refused.body.find("shutting_down") != std::string::npos);
+  CHECK(b.wait() == 0);
+  CHECK(pgtest::query(dsn, "SELECT count(*) FROM amplifier_session_leases WHERE session_id = '" +
+                               id + "' AND expires > now()") == "0");
+  check_turn_succeeded(request(a.port(), "POST", messages_path(id), prompt_body("on a again")));
+  CHECK(user_prompts(shown(a.port(), id)).size() == 2);
 }

@@ -122,6 +122,11 @@ std::vector<std::string> Api::routes() const {
 }
 
 ApiResponse Api::handle(const ApiRequest &request) {
+  ++in_flight_;
+  struct Done {
+    std::atomic<std::size_t> &count;
+    ~Done() { --count; }
+  } done{in_flight_};
   try {
     return dispatch(request);
   } catch (const ApiError &e) {
@@ -166,12 +171,35 @@ std::shared_ptr<ServedSession> Api::session_or_reopen(const std::string &id) {
   auto reopened = factory_.reopen(id);
   if (!reopened) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
   metrics_.session_reopened();
-  sessions_.add(reopened);
+  adopt(reopened, /*created=*/false);
   return reopened;
 }
 
 void Api::check_accepting() const {
   if (draining_) throw ApiError(503, "shutting_down", "the server is shutting down");
+}
+
+// A drain ends every session it finds in the registry. A request that checked before the
+// drain began may still be creating or reopening one (a reopen waits up to the store's handoff
+// for another server's lease): registered after the drain looked, it would be held until the
+// process exits, its lease left to lapse while the server a load balancer retries on waits for
+// it. So a session that arrives during a drain is let go at once: a reopened one goes back to
+// the store, a created one (its client never heard of it) is deleted, and the client gets 503,
+// which a load balancer retries elsewhere.
+void Api::adopt(const std::shared_ptr<ServedSession> &session, bool created) {
+  sessions_.add(session);
+  if (!draining_) return;  // the drain, if it starts now, finds the session registered
+  const std::string id = session->id();
+  if (auto removed = sessions_.remove(id)) {
+    const bool stored = removed->reopenable();
+    end_session(std::move(removed), /*remove_work_dir=*/created);
+    if (created && stored) try {
+        delete_stored_session(id, /*held=*/true);
+      } catch (const ApiError &) {
+        // Kept in the store: an unused session, listed, which its owner may delete.
+      }
+  }
+  check_accepting();
 }
 
 ApiResponse Api::create_session(const ApiRequest &request) {
@@ -198,7 +226,7 @@ ApiResponse Api::create_session(const ApiRequest &request) {
   else if (plan->is_string())
     plan_name = std::string(plan->as_string());
   auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), plan_name);
-  sessions_.add(session);
+  adopt(session, /*created=*/true);
   return json_response(201, json::object{{"id", session->id()}});
 }
 

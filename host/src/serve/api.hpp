@@ -37,6 +37,10 @@ class Api {
 
   // From now on no session or turn starts (503); running turns go on.
   void stop_accepting() { draining_ = true; }
+  // Requests being answered now (handle() not yet returned). The drain waits for them: one
+  // may be opening a session (a reopen waits for another server's lease), and must not end
+  // after the drain has ended every session it found.
+  std::size_t requests_in_flight() const { return in_flight_.load(); }
 
   // What another server sent a session held here (SessionFactory::on_store_event): a cancel
   // {"type":"cancel","level"} or an approval's answer {"type":"approval","approval_id",
@@ -69,6 +73,8 @@ class Api {
   std::shared_ptr<ServedSession> session_or_reopen(const std::string &id);
   bool forward_signal(const std::string &id, boost::json::object signal);
   void check_accepting() const;
+  // Registers a session this request created or reopened; 503 when a drain began meanwhile.
+  void adopt(const std::shared_ptr<ServedSession> &session, bool created);
 
   ApiResponse create_session(const ApiRequest &request);
   ApiResponse list_sessions(const ApiRequest &request);
@@ -90,6 +96,7 @@ class Api {
   Metrics &metrics_;
   const ApiLimits limits_;
   std::atomic<bool> draining_{false};
+  std::atomic<std::size_t> in_flight_{0};
   std::mutex reopen_mutex_;  // one reopen at a time: two would contend for one lease
   std::vector<Route> routes_;
 };

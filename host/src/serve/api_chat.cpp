@@ -169,7 +169,7 @@ ApiResponse Api::chat_completions(const ApiRequest &http) {
                                 /*plan_name=*/std::nullopt);  // one request's session
   if (!request.history.empty())
     served->session().coordinator().set_context_messages(json::serialize(request.history));
-  sessions_.add(served);
+  adopt(served, /*created=*/true);
   const std::string id = served->id();
   auto stream = std::make_shared<EventStream>(request.stream);
   auto usage = std::make_shared<TurnUsage>();

@@ -177,6 +177,12 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
     for (const auto &s : sessions.all())
       if (s->running()) s->session().cancel(CancelLevel::Immediate);
   }
+  // A request that began before the drain may still be opening a session (a reopen waits for
+  // another server's lease); once it has registered it (or let it go, Api::adopt), the loop
+  // below ends it.
+  if (!wait_until(Clock::now() + std::chrono::seconds(30),
+                  [&] { return api.requests_in_flight() == 0; }))
+    std::fprintf(stderr, "amplifier serve: requests still being answered after 30s\n");
   // A chat completion's session may leave the registry meanwhile (its own end retires it):
   // remove returns null for it. Its turn is over only once `done` has handed it to retire,
   // so waiting for the turn first makes wait_for_retired count it.
