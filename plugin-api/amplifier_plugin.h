@@ -412,8 +412,8 @@ typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,
  * it: how a module delegates work to a sub-agent. Asynchronous, with the contract of
  * provider_complete: on AMP_OK `*out_call` holds the call id and `sink`'s on_finish WILL be
  * called exactly once, possibly before this returns; on any other status no callback is made.
- * AMP_UNSUPPORTED when this host cannot spawn sessions (no policy for children, or the module
- * runs isolated); AMP_INVALID_ARGUMENT when `request_json` is not a JSON object.
+ * AMP_UNSUPPORTED when this host cannot spawn sessions (no policy for children); a module
+ * behind `isolation: process` spawns as one in the host's process does. AMP_INVALID_ARGUMENT when `request_json` is not a JSON object.
  * `request_json`:
  *   {"agent": "NAME" | "self",          which agent the child runs as; "self" clones the plan
  *    "instruction": "...",               the child's prompt (required)

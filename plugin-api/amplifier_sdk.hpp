@@ -205,7 +205,7 @@ class Host {
     return api_->call_cancel_state(h_, call);
   }
   // A tool module's tools changed: the host lists them again (amplifier_plugin.h,
-  // "tools_changed"). False when the host cannot (too old, isolated) or refused the new list.
+  // "tools_changed"). False when the host cannot (older than 1.3) or refused the new list.
   bool tools_changed() const noexcept {
     auto fn = host_procs().tools_changed.load(std::memory_order_acquire);
     return fn && fn(h_) == AMP_OK;

@@ -164,30 +164,30 @@ amp_status api_tools_list(amp_host *, amp_writer *out) {
 }
 amp_status api_provider_complete(amp_host *, amp_str provider, amp_str request,
                                  const amp_call_sink *sink, amp_call_id *out_call) {
-  return g_process->start_call(Fn::start_provider_call, provider, request, sink, out_call);
+  return g_process->start_call(Fn::provider_complete, provider, request, sink, out_call);
 }
 amp_status api_tool_execute(amp_host *, amp_str tool, amp_str input, const amp_call_sink *sink,
                             amp_call_id *out_call) {
-  return g_process->start_call(Fn::start_tool_call, tool, input, sink, out_call);
+  return g_process->start_call(Fn::tool_execute, tool, input, sink, out_call);
 }
 amp_status api_call_cancel(amp_host *, amp_call_id call, amp_cancel_level level) {
   return to_status(g_process->forward(Message(Fn::call_cancel, {}, call, std::uint64_t(level))).a);
 }
-amp_status api_context_add(amp_host *, amp_str message) {
-  return to_status(g_process->forward(Message(Fn::host_context_add, {from_amp(message)})).a);
+amp_status api_context_add_message(amp_host *, amp_str message) {
+  return to_status(g_process->forward(Message(Fn::context_add_message, {from_amp(message)})).a);
 }
-amp_status api_context_get(amp_host *, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::host_context_get), out);
+amp_status api_context_get_messages(amp_host *, amp_writer *out) {
+  return g_process->forward_into(Message(Fn::context_get_messages), out);
 }
-amp_status api_context_get_for_request(amp_host *, amp_str request, amp_writer *out) {
-  return g_process->forward_into(Message(Fn::host_context_get_for_request, {from_amp(request)}),
+amp_status api_context_get_messages_for_request(amp_host *, amp_str request, amp_writer *out) {
+  return g_process->forward_into(Message(Fn::context_get_messages_for_request, {from_amp(request)}),
                                  out);
 }
-amp_status api_context_set(amp_host *, amp_str messages) {
-  return to_status(g_process->forward(Message(Fn::host_context_set, {from_amp(messages)})).a);
+amp_status api_context_set_messages(amp_host *, amp_str messages) {
+  return to_status(g_process->forward(Message(Fn::context_set_messages, {from_amp(messages)})).a);
 }
 amp_status api_context_clear(amp_host *) {
-  return to_status(g_process->forward(Message(Fn::host_context_clear)).a);
+  return to_status(g_process->forward(Message(Fn::context_clear)).a);
 }
 amp_status api_request_approval(amp_host *, amp_str request, amp_writer *out) {
   return g_process->forward_into(Message(Fn::request_approval, {from_amp(request)}), out);
@@ -211,47 +211,33 @@ amp_status api_work_submit(amp_host *, uint32_t delay_ms, void (*fn)(void *), vo
   return g_process->submit_work(delay_ms, fn, user_data);
 }
 
+amp_status api_session_spawn(amp_host *, amp_str request, const amp_call_sink *sink,
+                             amp_call_id *out_call) {
+  return g_process->start_call(Fn::session_spawn, amp_str{"", 0}, request, sink, out_call);
+}
+amp_status api_tools_changed(amp_host *) {
+  return to_status(g_process->forward(Message(Fn::tools_changed)).a);
+}
+
+// Every function plugin-api/abi.json describes, under its own name: one missing here, or of
+// another type than the header's, does not compile.
 amp_proc api_get_proc(const char *name) {
   if (!name) return nullptr;
   std::string_view wanted(name);
-  if (wanted == AMP_PROC_CALL_DELTA) return reinterpret_cast<amp_proc>(&api_call_delta);
-  if (wanted == AMP_PROC_EMIT_CONTENT_DELTA)
-    return reinterpret_cast<amp_proc>(&api_emit_content_delta);
-  if (wanted == AMP_PROC_HOOK_HAS_HANDLERS)
-    return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
-  if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
+#define AMP_LOOK_UP_PROC(proc, NAME, fn_type, since, wire) \
+  if (wanted == NAME) return reinterpret_cast<amp_proc>(static_cast<fn_type>(&api_##proc));
+  AMP_ABI_HOST_PROCS(AMP_LOOK_UP_PROC)
+#undef AMP_LOOK_UP_PROC
   return nullptr;
 }
 
 const amp_host_api kHostApi = {
-    sizeof(amp_host_api),
-    AMP_ABI_VERSION_MAJOR,
-    AMP_ABI_VERSION_MINOR,
-    &api_log,
-    &api_config_get,
-    &api_session_info,
-    &api_emit,
-    &api_hook_register,
-    &api_hook_unregister,
-    &api_capability_register,
-    &api_capability_get,
-    &api_channel_contribute,
-    &api_channel_collect,
-    &api_call_event,
-    &api_call_finish,
-    &api_call_cancel_state,
-    &api_providers_list,
-    &api_tools_list,
-    &api_provider_complete,
-    &api_tool_execute,
-    &api_call_cancel,
-    &api_context_add,
-    &api_context_get,
-    &api_context_get_for_request,
-    &api_context_set,
-    &api_context_clear,
-    &api_request_approval,
-    &api_get_proc,
+    .struct_size = sizeof(amp_host_api),
+    .abi_major = AMP_ABI_VERSION_MAJOR,
+    .abi_minor = AMP_ABI_VERSION_MINOR,
+#define AMP_TABLE_ENTRY(function, since, wire) .function = &api_##function,
+    AMP_ABI_HOST_FUNCTIONS(AMP_TABLE_ENTRY)
+#undef AMP_TABLE_ENTRY
 };
 
 // The module only ever sees this address; every function above ignores it.
@@ -388,19 +374,19 @@ Reply ModuleProcess::context_call(const Frame &frame) {
   StringWriter out;
   amp_status status = AMP_UNSUPPORTED;
   switch (frame.fn) {
-    case Fn::context_add:
+    case Fn::context_vtable_add:
       status = context->add_message(instance_, arg);
       break;
-    case Fn::context_get:
+    case Fn::context_vtable_get:
       status = context->get_messages(instance_, &out);
       break;
-    case Fn::context_get_for_request:
+    case Fn::context_vtable_get_for_request:
       status = context->get_messages_for_request(instance_, arg, &out);
       break;
-    case Fn::context_set:
+    case Fn::context_vtable_set:
       status = context->set_messages(instance_, arg);
       break;
-    case Fn::context_clear:
+    case Fn::context_vtable_clear:
       status = context->clear(instance_);
       break;
     default:
@@ -411,8 +397,8 @@ Reply ModuleProcess::context_call(const Frame &frame) {
 
 void ModuleProcess::on_notify(const Frame &frame) {
   switch (frame.fn) {
-    case Fn::provider_complete:
-    case Fn::tool_execute:
+    case Fn::provider_vtable_complete:
+    case Fn::tool_vtable_execute:
     case Fn::orchestrator_execute:
       start_async(frame);
       return;
@@ -432,7 +418,7 @@ void ModuleProcess::on_notify(const Frame &frame) {
 // Tools and turns go to the pool straight from the reader: one thread handoff less per call.
 // Their call is known (served_) from here on, so a cancel that follows finds it.
 bool ModuleProcess::take_notify_early(const Frame &frame) {
-  if (frame.fn != Fn::tool_execute && frame.fn != Fn::orchestrator_execute) return false;
+  if (frame.fn != Fn::tool_vtable_execute && frame.fn != Fn::orchestrator_execute) return false;
   start_async(frame);
   return true;
 }
@@ -443,14 +429,14 @@ void ModuleProcess::start_async(const Frame &frame) {
     std::lock_guard lock(mutex_);
     served_.emplace(call, AMP_CANCEL_NONE);
   }
-  if (frame.fn == Fn::provider_complete) {  // must return at once: runs right here, in order
+  if (frame.fn == Fn::provider_vtable_complete) {  // must return at once: runs right here, in order
     auto request = frame.string(0);
     table<amp_provider_vtable>()->complete(instance_, call,
                                            amp_str{request.data(), request.size()});
     return;
   }
   // Tools and turns may block for minutes: each gets a pool thread, as in the host.
-  if (frame.fn == Fn::tool_execute) {
+  if (frame.fn == Fn::tool_vtable_execute) {
     run_task(
         [this, call, tool = std::string(frame.string(0)), input = std::string(frame.string(1))] {
           table<amp_tool_vtable>()->execute(instance_, call, amp_str{tool.data(), tool.size()},

@@ -5,6 +5,7 @@
 #include "amplifier_sdk_json.hpp"
 #include "amplifier/worker_pool.hpp"
 #include "call_registry.hpp"
+#include "amplifier_abi_description.h"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -427,17 +428,16 @@ amp_status api_tools_changed(amp_host *h) {
   });
 }
 
-// Host functions by name (amplifier_plugin.h, "Host functions by name"). Sorted lookups are
-// not worth it: modules look each name up once.
+// Host functions by name (amplifier_plugin.h, "Host functions by name"), every one
+// plugin-api/abi.json describes: one without its api_NAME here, or of another type than the
+// header's, does not compile. Sorted lookups are not worth it: modules look each name up once.
 amp_proc api_get_proc(const char *name) {
   if (!name) return nullptr;
   const std::string_view wanted(name);
-  if (wanted == AMP_PROC_CALL_DELTA) return reinterpret_cast<amp_proc>(&api_call_delta);
-  if (wanted == AMP_PROC_EMIT_CONTENT_DELTA) return reinterpret_cast<amp_proc>(&api_emit_content_delta);
-  if (wanted == AMP_PROC_HOOK_HAS_HANDLERS) return reinterpret_cast<amp_proc>(&api_hook_has_handlers);
-  if (wanted == AMP_PROC_WORK_SUBMIT) return reinterpret_cast<amp_proc>(&api_work_submit);
-  if (wanted == AMP_PROC_SESSION_SPAWN) return reinterpret_cast<amp_proc>(&api_session_spawn);
-  if (wanted == AMP_PROC_TOOLS_CHANGED) return reinterpret_cast<amp_proc>(&api_tools_changed);
+#define AMP_LOOK_UP_PROC(proc, NAME, fn_type, since, wire) \
+  if (wanted == NAME) return reinterpret_cast<amp_proc>(static_cast<fn_type>(&api_##proc));
+  AMP_ABI_HOST_PROCS(AMP_LOOK_UP_PROC)
+#undef AMP_LOOK_UP_PROC
   return nullptr;
 }
 
@@ -454,35 +454,14 @@ amp_status api_request_approval(amp_host *h, amp_str request_json, amp_writer *o
   });
 }
 
+// The table as abi.json lists it (abi_description_checks.cpp holds the header to the list).
 const amp_host_api kHostApi = {
-    sizeof(amp_host_api),
-    AMP_ABI_VERSION_MAJOR,
-    AMP_ABI_VERSION_MINOR,
-    &api_log,
-    &api_config_get,
-    &api_session_info,
-    &api_emit,
-    &api_hook_register,
-    &api_hook_unregister,
-    &api_capability_register,
-    &api_capability_get,
-    &api_channel_contribute,
-    &api_channel_collect,
-    &api_call_event,
-    &api_call_finish,
-    &api_call_cancel_state,
-    &api_providers_list,
-    &api_tools_list,
-    &api_provider_complete,
-    &api_tool_execute,
-    &api_call_cancel,
-    &api_context_add_message,
-    &api_context_get_messages,
-    &api_context_get_messages_for_request,
-    &api_context_set_messages,
-    &api_context_clear,
-    &api_request_approval,
-    &api_get_proc,
+    .struct_size = sizeof(amp_host_api),
+    .abi_major = AMP_ABI_VERSION_MAJOR,
+    .abi_minor = AMP_ABI_VERSION_MINOR,
+#define AMP_TABLE_ENTRY(function, since, wire) .function = &api_##function,
+    AMP_ABI_HOST_FUNCTIONS(AMP_TABLE_ENTRY)
+#undef AMP_TABLE_ENTRY
 };
 
 }  // namespace

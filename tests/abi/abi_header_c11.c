@@ -18,7 +18,7 @@ static const amp_host_api k_short_table = {.struct_size = offsetof(amp_host_api,
                                            .abi_major = AMP_ABI_VERSION_MAJOR};
 
 #define AMP_TEST_SIZE(type) {"sizeof(" #type ")", sizeof(type)},
-#define AMP_TEST_OFFSET(type, field) {#type "." #field, offsetof(type, field)},
+#define AMP_TEST_OFFSET(type, field, since) {#type "." #field, offsetof(type, field)},
 
 /* Not const: the two AMP_HAS_FIELD verdicts are not constant expressions in C. */
 static amp_test_layout_entry k_layout[] = {

@@ -13,7 +13,7 @@ namespace {
 std::map<std::string, std::size_t> cxx_layout() {
   std::map<std::string, std::size_t> layout;
 #define AMP_TEST_SIZE(type) layout["sizeof(" #type ")"] = sizeof(type);
-#define AMP_TEST_OFFSET(type, field) layout[#type "." #field] = offsetof(type, field);
+#define AMP_TEST_OFFSET(type, field, since) layout[#type "." #field] = offsetof(type, field);
   AMP_ABI_TYPES(AMP_TEST_SIZE)
   AMP_ABI_FIELDS(AMP_TEST_OFFSET)
 #undef AMP_TEST_SIZE

@@ -20,7 +20,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string parent_plan(const std::string &hooks = "") {
+// `isolation`: how tool-delegate is mounted (in_process, or process: its own process, where
+// session_spawn crosses the wire to the host).
+std::string parent_plan(const std::string &hooks = "", const std::string &isolation = "in_process") {
   return R"(session:
   orchestrator: loop-streaming
   context: context-simple
@@ -28,7 +30,7 @@ providers:
   - module: provider-mock
     config: {responses: [{tool_calls: [{name: delegate, input: {agent: self, instruction: "work"}}]}, {text: "parent done"}]}
 tools:
-  - module: tool-delegate
+  - {module: tool-delegate, isolation: )" + isolation + R"(}
   - {module: tool-filesystem, config: {allowed_read_paths: ["."]}}
 )" + hooks;
 }
@@ -118,4 +120,25 @@ TEST_CASE("a session with no policy for children cannot spawn them, and says so"
   auto result = parent.execute("go");
   CHECK(result.status == "success");
   CHECK(output.find("cannot start sub-sessions") != std::string::npos);
+}
+
+TEST_CASE("a delegate tool behind isolation: process starts its child as one in process does") {
+  for (const std::string isolation : {"in_process", "process"}) {
+    INFO(isolation);
+    auto parent = session_with(parent_plan("", isolation),
+                               std::make_shared<ScriptedChildren>(R"([{text: "child done"}])"));
+    std::string output;
+    parent->hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
+      output = json::serialize(data.at("result"));
+      return amplifier::HookResult{};
+    });
+    parent->initialize();
+    CHECK(parent->coordinator().can_spawn());
+    auto result = parent->execute("go");
+    CHECK(result.status == "success");
+    CHECK(result.response == "parent done");
+    INFO(output);
+    CHECK(output.find("child done") != std::string::npos);
+    CHECK(output.find("cannot start sub-sessions") == std::string::npos);
+  }
 }

@@ -457,3 +457,48 @@ providers:
   CHECK(events.count("module:crashed") == 0);
   CHECK(session->execute("again").status == "success");  // and the session goes on
 }
+
+TEST_CASE("an isolated module gets every host function by name, and can change its tools") {
+  // Turn one asks which functions get_proc answers (every one abi.json describes) and adds a
+  // tool through tools_changed; turn two calls the added tool. The same in the host's process
+  // and behind isolation: process.
+  const std::string plan = R"(
+session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: host_procs, input: {}}, {id: call_2, name: add_tool, input: {}}]
+        - text: "asked"
+        - tool_calls: [{id: call_3, name: grown, input: {}}]
+        - text: "grown"
+tools:
+  - {module: tool-test-host-api, isolation: ISOLATION}
+)";
+  auto run = [&](const std::string &isolation) {
+    std::string yaml = plan;
+    yaml.replace(yaml.find("ISOLATION"), 9, isolation);
+    auto session = make_session(yaml);
+    session->initialize();
+    CHECK(session->execute("ask").status == "success");
+    auto tools = tool_messages(transcript(*session));
+    REQUIRE(tools.size() == 2);
+    const std::string procs = json::serialize(tool_output(tools[0]));
+    CHECK(json::serialize(tool_output(tools[1])) == R"("tools_changed: 0")");
+    CHECK(session->execute("grow").status == "success");
+    tools = tool_messages(transcript(*session));
+    REQUIRE(tools.size() == 3);
+    CHECK(!tool_output_is_error(tools[2]));
+    CHECK(json::serialize(tool_output(tools[2])) == R"("grown")");
+    return procs;
+  };
+  const std::string in_process = run("in_process");
+  const std::string isolated = run("process");
+  INFO(isolated);
+  CHECK(isolated == in_process);
+  CHECK(isolated.find("false") == std::string::npos);
+  CHECK(isolated.find(R"("session_spawn":true)") != std::string::npos);
+  CHECK(isolated.find(R"("tools_changed":true)") != std::string::npos);
+}

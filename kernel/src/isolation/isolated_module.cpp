@@ -221,6 +221,8 @@ class IsolatedModule final : public std::enable_shared_from_this<IsolatedModule>
   amp_call_delta_fn call_delta_ = nullptr;
   amp_emit_content_delta_fn emit_content_delta_ = nullptr;
   amp_hook_has_handlers_fn hook_has_handlers_ = nullptr;
+  amp_session_spawn_fn session_spawn_ = nullptr;
+  amp_tools_changed_fn tools_changed_ = nullptr;
 
   enum class State { running, starting, down, stopped };
   std::mutex mutex_;
@@ -262,7 +264,7 @@ const amp_provider_vtable kProviderTable = {
       return IsolatedModule::of(i).call_into(Message(Fn::provider_list_models), out);
     },
     [](void *i, amp_call_id call, amp_str request) {
-      IsolatedModule::of(i).start_call(Fn::provider_complete, call, {from_amp(request)});
+      IsolatedModule::of(i).start_call(Fn::provider_vtable_complete, call, {from_amp(request)});
     },
     [](void *i, amp_call_id call, amp_cancel_level level) {
       IsolatedModule::of(i).cancel(call, level);
@@ -275,7 +277,7 @@ const amp_tool_vtable kToolTable = {
       return IsolatedModule::of(i).call_into(Message(Fn::tool_list), out);
     },
     [](void *i, amp_call_id call, amp_str tool, amp_str input) {
-      IsolatedModule::of(i).start_call(Fn::tool_execute, call, {from_amp(tool), from_amp(input)});
+      IsolatedModule::of(i).start_call(Fn::tool_vtable_execute, call, {from_amp(tool), from_amp(input)});
     },
     [](void *i, amp_call_id call, amp_cancel_level level) {
       IsolatedModule::of(i).cancel(call, level);
@@ -295,21 +297,24 @@ const amp_orchestrator_vtable kOrchestratorTable = {
 const amp_context_vtable kContextTable = {
     sizeof(amp_context_vtable),
     [](void *i, amp_str message) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_add, {from_amp(message)}),
+      return IsolatedModule::of(i).call_into(Message(Fn::context_vtable_add, {from_amp(message)}),
                                              nullptr);
     },
     [](void *i, amp_writer *out) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_get), out);
+      return IsolatedModule::of(i).call_into(Message(Fn::context_vtable_get), out);
     },
     [](void *i, amp_str request, amp_writer *out) {
       return IsolatedModule::of(i).call_into(
-          Message(Fn::context_get_for_request, {from_amp(request)}), out);
+          Message(Fn::context_vtable_get_for_request, {from_amp(request)}), out);
     },
     [](void *i, amp_str messages) {
-      return IsolatedModule::of(i).call_into(Message(Fn::context_set, {from_amp(messages)}),
+      return IsolatedModule::of(i).call_into(Message(Fn::context_vtable_set, {from_amp(messages)}),
                                              nullptr);
     },
-    [](void *i) { return IsolatedModule::of(i).call_into(Message(Fn::context_clear), nullptr); },
+    [](void *i) { return IsolatedModule::of(i).call_into(Message(Fn::context_vtable_clear), nullptr); },
+    // sessions_query has no instance: ContextSessionStore (session_query.cpp) loads the
+    // context's library for it in the host's process, whatever the plan's isolation says.
+    nullptr,
 };
 
 const amp_hook_vtable kHookTable = {sizeof(amp_hook_vtable)};
@@ -496,6 +501,8 @@ std::shared_ptr<const LoadedModule> IsolatedModule::start() {
       reinterpret_cast<amp_emit_content_delta_fn>(api.get_proc(AMP_PROC_EMIT_CONTENT_DELTA));
   hook_has_handlers_ =
       reinterpret_cast<amp_hook_has_handlers_fn>(api.get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
+  session_spawn_ = reinterpret_cast<amp_session_spawn_fn>(api.get_proc(AMP_PROC_SESSION_SPAWN));
+  tools_changed_ = reinterpret_cast<amp_tools_changed_fn>(api.get_proc(AMP_PROC_TOOLS_CHANGED));
   {
     std::lock_guard lock(mutex_);
     child_ = std::move(child);
@@ -782,6 +789,36 @@ bool IsolatedModule::serves(amp_call_id call, std::uint64_t generation) {
   return it != served_.end() && it->second == generation;
 }
 
+// Which codes a module's process may send the host, and how: the host API as abi.json gives
+// it the wire. The switches below have no default, and -Wswitch is an error here: a function
+// added to the description (so to Fn) does not compile until this file answers it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#define AMP_NOT_FROM_A_MODULE                                                                  \
+  case Fn::hello:                                                                              \
+  case Fn::load_failed:                                                                        \
+  case Fn::create:                                                                             \
+  case Fn::session_ready:                                                                      \
+  case Fn::destroy:                                                                            \
+  case Fn::provider_get_info:                                                                  \
+  case Fn::provider_list_models:                                                               \
+  case Fn::provider_vtable_complete:                                                           \
+  case Fn::tool_list:                                                                          \
+  case Fn::tool_vtable_execute:                                                                \
+  case Fn::orchestrator_execute:                                                               \
+  case Fn::cancel:                                                                             \
+  case Fn::context_vtable_add:                                                                 \
+  case Fn::context_vtable_get:                                                                 \
+  case Fn::context_vtable_get_for_request:                                                     \
+  case Fn::context_vtable_set:                                                                 \
+  case Fn::context_vtable_clear:                                                               \
+  case Fn::hook_invoke:                                                                        \
+  case Fn::contributor_invoke:                                                                 \
+  case Fn::sink_event:                                                                         \
+  case Fn::sink_delta:                                                                         \
+  case Fn::sink_finish:                                                                        \
+  case Fn::host_api_codes
+
 void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
   auto text = frame.string(0);
   switch (frame.fn) {
@@ -807,75 +844,100 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
       emit_content_delta_(host_, delta_index(frame.c),
                           static_cast<amp_delta_kind>(delta_kind(frame.c)), to_amp(text));
       return;
-    default:
-      log(LogLevel::Warning, kIsolationLog,
-          fmt::format("{} sent an unexpected message ({})", label_, int(frame.fn)));
+    // Requests, which never come as notifications.
+    case Fn::session_info:
+    case Fn::emit:
+    case Fn::hook_register:
+    case Fn::hook_unregister:
+    case Fn::capability_register:
+    case Fn::capability_get:
+    case Fn::channel_contribute:
+    case Fn::channel_collect:
+    case Fn::providers_list:
+    case Fn::tools_list:
+    case Fn::provider_complete:
+    case Fn::tool_execute:
+    case Fn::call_cancel:
+    case Fn::context_add_message:
+    case Fn::context_get_messages:
+    case Fn::context_get_messages_for_request:
+    case Fn::context_set_messages:
+    case Fn::context_clear:
+    case Fn::request_approval:
+    case Fn::hook_has_handlers:
+    case Fn::session_spawn:
+    case Fn::tools_changed:
+    AMP_NOT_FROM_A_MODULE:
+      break;
   }
+  log(LogLevel::Warning, kIsolationLog,
+      fmt::format("{} sent an unexpected message ({})", label_, int(frame.fn)));
 }
 
 Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
   const amp_host_api &api = host_api();
   auto s0 = frame.string(0), s1 = frame.string(1);
   StringWriter out;
-  amp_status status = AMP_UNSUPPORTED;
+  const auto answer = [&out](amp_status status) {
+    return Reply{std::uint64_t(status), 0, std::move(out.text)};
+  };
   switch (frame.fn) {
     case Fn::session_info:
-      status = api.session_info(host_, &out);
-      break;
+      return answer(api.session_info(host_, &out));
     case Fn::emit:
-      status = api.emit(host_, to_amp(s0), to_amp(s1), frame.c ? &out : nullptr);
-      break;
+      return answer(api.emit(host_, to_amp(s0), to_amp(s1), frame.c ? &out : nullptr));
     case Fn::hook_register:
     case Fn::channel_contribute:
       return register_relay(child, frame.fn, frame);
     case Fn::hook_unregister:
       return unregister_hooks(s0);
     case Fn::capability_register:
-      status = api.capability_register(host_, to_amp(s0), to_amp(s1));
-      break;
+      return answer(api.capability_register(host_, to_amp(s0), to_amp(s1)));
     case Fn::capability_get:
-      status = api.capability_get(host_, to_amp(s0), &out);
-      break;
+      return answer(api.capability_get(host_, to_amp(s0), &out));
     case Fn::channel_collect:
-      status = api.channel_collect(host_, to_amp(s0), &out);
-      break;
+      return answer(api.channel_collect(host_, to_amp(s0), &out));
     case Fn::providers_list:
-      status = api.providers_list(host_, &out);
-      break;
+      return answer(api.providers_list(host_, &out));
     case Fn::tools_list:
-      status = api.tools_list(host_, &out);
-      break;
-    case Fn::start_provider_call:
-    case Fn::start_tool_call:
+      return answer(api.tools_list(host_, &out));
+    case Fn::provider_complete:
+    case Fn::tool_execute:
+    case Fn::session_spawn:
       return start_host_call(child, frame);
     case Fn::call_cancel:
-      status = api.call_cancel(host_, frame.a, static_cast<amp_cancel_level>(frame.b));
-      break;
-    case Fn::host_context_add:
-      status = api.context_add_message(host_, to_amp(s0));
-      break;
-    case Fn::host_context_get:
-      status = api.context_get_messages(host_, &out);
-      break;
-    case Fn::host_context_get_for_request:
-      status = api.context_get_messages_for_request(host_, to_amp(s0), &out);
-      break;
-    case Fn::host_context_set:
-      status = api.context_set_messages(host_, to_amp(s0));
-      break;
-    case Fn::host_context_clear:
-      status = api.context_clear(host_);
-      break;
+      return answer(api.call_cancel(host_, frame.a, static_cast<amp_cancel_level>(frame.b)));
+    case Fn::context_add_message:
+      return answer(api.context_add_message(host_, to_amp(s0)));
+    case Fn::context_get_messages:
+      return answer(api.context_get_messages(host_, &out));
+    case Fn::context_get_messages_for_request:
+      return answer(api.context_get_messages_for_request(host_, to_amp(s0), &out));
+    case Fn::context_set_messages:
+      return answer(api.context_set_messages(host_, to_amp(s0)));
+    case Fn::context_clear:
+      return answer(api.context_clear(host_));
     case Fn::request_approval:
-      status = api.request_approval(host_, to_amp(s0), &out);
-      break;
+      return answer(api.request_approval(host_, to_amp(s0), &out));
     case Fn::hook_has_handlers:
       return Reply{std::uint64_t(hook_has_handlers_(host_, to_amp(s0))), 0, ""};
-    default:
-      return Reply{AMP_UNSUPPORTED, 0, fmt::format("unknown request {}", int(frame.fn))};
+    // The host lists the module's tools again: a tool_list request back to this process,
+    // which its channel serves while the module's thread waits for this reply.
+    case Fn::tools_changed:
+      return answer(tools_changed_ ? tools_changed_(host_) : AMP_UNSUPPORTED);
+    // Notifications, which never come as requests.
+    case Fn::log:
+    case Fn::call_event:
+    case Fn::call_finish:
+    case Fn::call_delta:
+    case Fn::emit_content_delta:
+    AMP_NOT_FROM_A_MODULE:
+      break;
   }
-  return Reply{std::uint64_t(status), 0, std::move(out.text)};
+  return Reply{AMP_UNSUPPORTED, 0, fmt::format("unknown request {}", int(frame.fn))};
 }
+#undef AMP_NOT_FROM_A_MODULE
+#pragma GCC diagnostic pop
 
 // A hook handler or contributor of the process: bound to the relay a previous process of the
 // module registered under the same key, or registered with the host through a new relay.
@@ -933,10 +995,13 @@ Reply IsolatedModule::start_host_call(Child &child, const Frame &frame) {
   child.track(relay);
   amp_call_id call = 0;
   auto target = to_amp(frame.string(0)), payload = to_amp(frame.string(1));
-  amp_status status =
-      frame.fn == Fn::start_provider_call
-          ? host_api().provider_complete(host_, target, payload, &relay->sink, &call)
-          : host_api().tool_execute(host_, target, payload, &relay->sink, &call);
+  amp_status status = AMP_UNSUPPORTED;
+  if (frame.fn == Fn::provider_complete)
+    status = host_api().provider_complete(host_, target, payload, &relay->sink, &call);
+  else if (frame.fn == Fn::tool_execute)
+    status = host_api().tool_execute(host_, target, payload, &relay->sink, &call);
+  else if (session_spawn_)  // a child session of the module's, linked to its session here
+    status = session_spawn_(host_, payload, &relay->sink, &call);
   if (status != AMP_OK) {  // no callback will come
     child.untrack(relay);
     delete relay;

@@ -106,25 +106,25 @@ const char *to_string(Fn fn) {
       return "get_info";
     case Fn::provider_list_models:
       return "list_models";
-    case Fn::provider_complete:
+    case Fn::provider_vtable_complete:
       return "complete";
     case Fn::tool_list:
       return "list_tools";
-    case Fn::tool_execute:
+    case Fn::tool_vtable_execute:
       return "execute";
     case Fn::orchestrator_execute:
       return "execute";
     case Fn::cancel:
       return "cancel";
-    case Fn::context_add:
+    case Fn::context_vtable_add:
       return "add_message";
-    case Fn::context_get:
+    case Fn::context_vtable_get:
       return "get_messages";
-    case Fn::context_get_for_request:
+    case Fn::context_vtable_get_for_request:
       return "get_messages_for_request";
-    case Fn::context_set:
+    case Fn::context_vtable_set:
       return "set_messages";
-    case Fn::context_clear:
+    case Fn::context_vtable_clear:
       return "clear";
     case Fn::hook_invoke:
       return "hook handler";

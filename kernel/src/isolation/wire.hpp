@@ -13,6 +13,8 @@
 //   a, b, c  the call's integer arguments (call ids, levels, statuses, handler ids), per Fn
 //   strings  the call's text arguments (JSON payloads, names), per Fn
 #pragma once
+#include "amplifier_abi_description.h"
+
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -21,6 +23,16 @@
 namespace amplifier::isolation {
 
 enum class FrameKind : std::uint8_t { request = 1, reply = 2, notify = 3 };
+
+// The ABI's host functions that cross the process boundary: every function and get_proc
+// name plugin-api/abi.json marks `wire: request` or `wire: notify` gets a code of its own
+// name, generated, so a function added to the description has its code here at once (and the
+// host's handler, isolated_module.cpp, does not compile until it answers it).
+#define AMP_WIRE_CODE_request(name) name,
+#define AMP_WIRE_CODE_notify(name) name,
+#define AMP_WIRE_CODE_local(name)
+#define AMP_WIRE_HOST_FUNCTION_CODE(name, since, wire) AMP_WIRE_CODE_##wire(name)
+#define AMP_WIRE_HOST_PROC_CODE(name, macro, type, since, wire) AMP_WIRE_CODE_##wire(name)
 
 // Every function that crosses the process boundary. Each line: direction, kind, arguments
 // (a, b, c, strings), and for requests what the reply carries (a = amp_status, then b and
@@ -31,53 +43,59 @@ enum class Fn : std::uint16_t {
                 //   [id, version, description, "1" when session_ready exists else ""]
   load_failed,  // notify: [reason]
   // --- host -> child: the module's own functions --------------------------------------------
-  create = 10,              // request: [config_json]; reply [error text]
-  session_ready,            // request; reply [error text]
-  destroy,                  // request; reply (the child exits after it)
-  provider_get_info,        // request; reply [json]
-  provider_list_models,     // request; reply [json]
-  provider_complete,        // notify: a = call, [request_json]
-  tool_list,                // request; reply [json]
-  tool_execute,             // notify: a = call, [tool, input_json]
-  orchestrator_execute,     // notify: a = call, [prompt_json]
-  cancel,                   // notify: a = call, b = level
-  context_add,              // request: [message_json]
-  context_get,              // request; reply [json]
-  context_get_for_request,  // request: [request_json]; reply [json]
-  context_set,              // request: [messages_json]
-  context_clear,            // request
-  hook_invoke,              // request: a = child handler id, [event, data_json]; reply [result]
-  contributor_invoke,       // request: a = child contributor id; reply [json]
-  sink_event,               // notify: a = child sink id, b = call, [event_json]
-  sink_delta,               // notify: a = child sink id, b = call, c = pack_delta, [text]
-  sink_finish,              // notify: a = child sink id, b = call, c = status, [payload_json]
-  // --- child -> host: the host API ------------------------------------------------------------
-  log = 40,             // notify: a = level, [message]
-  session_info,         // request; reply [json]
-  emit,                 // request: [event, data_json]; reply [result json]
-  hook_register,        // request: a = priority (int32 bits), b = child handler id, [event, name]
-  hook_unregister,      // request: [name]
-  capability_register,  // request: [name, value_json]
-  capability_get,       // request: [name]; reply [json]
-  channel_contribute,   // request: b = child contributor id, [channel, name]
-  channel_collect,      // request: [channel]; reply [json]
-  call_event,           // notify: a = call, [event_json]
-  call_finish,          // notify: a = call, b = status, [payload_json]
-  call_delta,           // notify: a = call, c = pack_delta, [text]
-  emit_content_delta,   // notify: c = pack_delta, [text]
-  providers_list,       // request; reply [json]
-  tools_list,           // request; reply [json]
-  start_provider_call,  // request: a = child sink id, b = 1 when the sink takes typed deltas,
-                        //   [provider, request_json]; reply a = status, b = call id
-  start_tool_call,      // request: as start_provider_call, [tool, input_json]
-  call_cancel,          // request: a = call, b = level
-  host_context_add,     // request: [message_json]
-  host_context_get,     // request; reply [json]
-  host_context_get_for_request,  // request: [request_json]; reply [json]
-  host_context_set,              // request: [messages_json]
-  host_context_clear,            // request
-  request_approval,              // request: [request_json]; reply [json]
-  hook_has_handlers,             // request: [event]; reply a = 0 | 1
+  create = 10,                     // request: [config_json]; reply [error text]
+  session_ready,                   // request; reply [error text]
+  destroy,                         // request; reply (the child exits after it)
+  provider_get_info,               // request; reply [json]
+  provider_list_models,            // request; reply [json]
+  provider_vtable_complete,        // notify: a = call, [request_json]
+  tool_list,                       // request; reply [json]
+  tool_vtable_execute,             // notify: a = call, [tool, input_json]
+  orchestrator_execute,            // notify: a = call, [prompt_json]
+  cancel,                          // notify: a = call, b = level
+  context_vtable_add,              // request: [message_json]
+  context_vtable_get,              // request; reply [json]
+  context_vtable_get_for_request,  // request: [request_json]; reply [json]
+  context_vtable_set,              // request: [messages_json]
+  context_vtable_clear,            // request
+  hook_invoke,         // request: a = child handler id, [event, data_json]; reply [result]
+  contributor_invoke,  // request: a = child contributor id; reply [json]
+  sink_event,          // notify: a = child sink id, b = call, [event_json]
+  sink_delta,          // notify: a = child sink id, b = call, c = pack_delta, [text]
+  sink_finish,         // notify: a = child sink id, b = call, c = status, [payload_json]
+  // --- child -> host: the host API (generated from abi.json, in its order) -------------------
+  // How each carries its arguments:
+  //   log                  notify: a = level, [message]
+  //   session_info         request; reply [json]
+  //   emit                 request: c = 1 when a result is wanted, [event, data_json];
+  //                        reply [result json]
+  //   hook_register        request: a = priority (int32 bits), b = child handler id,
+  //                        [event, name]
+  //   hook_unregister      request: [name]
+  //   capability_register  request: [name, value_json]
+  //   capability_get       request: [name]; reply [json]
+  //   channel_contribute   request: b = child contributor id, [channel, name]
+  //   channel_collect      request: [channel]; reply [json]
+  //   call_event           notify: a = call, [event_json]
+  //   call_finish          notify: a = call, b = status, [payload_json]
+  //   providers_list, tools_list   request; reply [json]
+  //   provider_complete    request: a = child sink id, b = 1 when the sink takes typed deltas,
+  //                        [provider, request_json]; reply a = status, b = call id
+  //   tool_execute         request: as provider_complete, [tool, input_json]
+  //   session_spawn        request: as provider_complete, ["", request_json]
+  //   call_cancel          request: a = call, b = level
+  //   context_add_message, context_set_messages   request: [json]
+  //   context_get_messages                        request; reply [json]
+  //   context_get_messages_for_request            request: [request_json]; reply [json]
+  //   context_clear                               request
+  //   request_approval     request: [request_json]; reply [json]
+  //   call_delta           notify: a = call, c = pack_delta, [text]
+  //   emit_content_delta   notify: c = pack_delta, [text]
+  //   hook_has_handlers    request: [event]; reply a = 0 | 1
+  //   tools_changed        request; reply a = status
+  host_api_codes = 39,
+  AMP_ABI_HOST_FUNCTIONS(AMP_WIRE_HOST_FUNCTION_CODE)
+  AMP_ABI_HOST_PROCS(AMP_WIRE_HOST_PROC_CODE)
 };
 
 // Stream reports: sent in batches, without waiting for each to reach the socket (Channel).
