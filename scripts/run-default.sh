@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds everything, then runs the host on its default plan (offline on provider-mock unless a
-# vendor key is set). Extra arguments replace the prompt.
+# Builds the host and its modules (the `runtime` target: no tests), then runs the host on its
+# default plan (offline on provider-mock unless a vendor key is set). Extra arguments replace
+# the prompt. scripts/test.sh builds the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
+./scripts/build.sh runtime
 prompt="${*:-hello}"
 ./build/host/amplifier run "$prompt"
