@@ -1,4 +1,4 @@
-// The bash command matcher (modules/support command_match, used by tool-bash's allow/deny lists
+// The bash command matcher (libs/base command_match, used by tool-bash's allow/deny lists
 // and hooks-approval's rules). Input: patterns, one a line, a NUL byte, then the command line
 // (no NUL: the whole input is the command line, with no patterns).
 // Invariants: wildcard_match agrees with a straightforward dynamic-programming matcher; a

@@ -1,4 +1,4 @@
-// The NDJSON line reader (modules/transport). Invariants: the same lines however the bytes are
+// The NDJSON line reader (libs/transport). Invariants: the same lines however the bytes are
 // cut into chunks; no line holds a line feed, and none is blank.
 #include "fuzz_support.hpp"
 

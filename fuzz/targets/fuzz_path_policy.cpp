@@ -1,4 +1,4 @@
-// The path policy of the filesystem tools (modules/support path_policy, used by tool-filesystem
+// The path policy of the filesystem tools (libs/base path_policy, used by tool-filesystem
 // and tool-bash). A fixed tree is made once in a temporary folder: a working directory with an
 // allowed root holding a sub-folder and symlinks pointing inside, outside (relative and
 // absolute) and at themselves, an allowed root outside the working directory, and a secret

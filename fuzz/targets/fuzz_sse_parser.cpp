@@ -1,4 +1,4 @@
-// The SSE parser (modules/transport). Invariant: the same bytes give the same events, the same
+// The SSE parser (libs/transport). Invariant: the same bytes give the same events, the same
 // end-of-stream report, last event id and retry value however they are cut into chunks: whole,
 // one byte at a time, in two pieces at every boundary (short inputs) and in pieces of varying
 // size.

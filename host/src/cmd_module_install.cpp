@@ -1,5 +1,5 @@
 // `amplifier module install | remove | show`: the user module folder and one module's details.
-#include "cmd_init_provider.hpp"
+#include "init_provider.hpp"
 #include "commands.hpp"
 #include "module_store.hpp"
 #include "source_trust.hpp"

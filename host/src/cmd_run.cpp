@@ -1,6 +1,7 @@
 #include "approval_prompt.hpp"
 #include "child_policy.hpp"
 #include "commands.hpp"
+#include "plan_loading.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
 #include "interrupts.hpp"
@@ -152,30 +153,6 @@ int run(const RunOptions &options) {
 }
 
 }  // namespace
-
-MountPlan resolve_plan(const std::string &plan_file, bool with_display) {
-  if (!plan_file.empty()) return load_mount_plan(plan_file);
-  DefaultPlan plan = default_plan(with_display);
-  std::fprintf(stderr, "amplifier: %s\n", plan.description.c_str());
-  return parse_mount_plan(plan.yaml, plan.label);
-}
-
-void print_plan_warnings(const MountPlan &plan) {
-  for (const auto &w : plan.warnings) std::fprintf(stderr, "amplifier: warning: %s\n", w.c_str());
-}
-
-std::string error_message(const TurnResult &result) {
-  if (result.error.is_object()) {
-    const auto &e = result.error.as_object();
-    std::string kind = e.contains("kind") && e.at("kind").is_string()
-                           ? std::string(e.at("kind").as_string()) : "error";
-    std::string message = e.contains("message") && e.at("message").is_string()
-                              ? std::string(e.at("message").as_string())
-                              : boost::json::serialize(e);
-    return fmt::format("{}: {}", kind, message);
-  }
-  return result.response.empty() ? "the turn failed" : result.response;
-}
 
 void add_run_command(CLI::App &app, int &exit_code) {
   auto options = std::make_shared<RunOptions>();

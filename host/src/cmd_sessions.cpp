@@ -5,6 +5,7 @@
 // files into it.
 #include "command_errors.hpp"
 #include "commands.hpp"
+#include "plan_loading.hpp"
 
 #include "amplifier/model.hpp"
 #include "amplifier/mount_plan.hpp"
@@ -302,13 +303,6 @@ int migrate_session(const SessionsOptions &options) {
 // Runs a subcommand, turning any failure into one line on stderr and exit code 1.
 
 }  // namespace
-
-fs::path session_store_of(const MountPlan &plan) {
-  const json::value *configured = plan.context.config.if_contains("store_dir");
-  return store::resolve_store_dir(configured && configured->is_string()
-                                      ? std::string_view(configured->get_string())
-                                      : std::string_view());
-}
 
 void add_sessions_command(CLI::App &app, int &exit_code) {
   CLI::App *sessions = app.add_subcommand(

@@ -10,7 +10,7 @@
 //
 // It registers the capability "session.transcript" = {"session_id","store_dir","transcript",
 // "resumed","messages"} so the host can tell that the session persists and was resumed (the
-// resume, the event and the capability are modules/context-core's PersistingContext).
+// resume, the event and the capability are libs/cores/context's PersistingContext).
 #include "persistent_config.hpp"
 #include "transcript_history.hpp"
 

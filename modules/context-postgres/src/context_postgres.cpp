@@ -9,7 +9,7 @@
 // (release_listener.hpp: the holder's host hears `context:release_requested` and ends the
 // session if it is idle) and waits a moment (`handoff_ms`); if the holder keeps it (a turn is
 // running) the open is refused with "session busy", naming it. When the session has rows it is resumed exactly as context-persistent resumes a
-// transcript (modules/context-core's PersistingContext: repair, load, the repairs appended,
+// transcript (libs/cores/context's PersistingContext: repair, load, the repairs appended,
 // `context:transcript_loaded`). Every message is then appended in its own transaction
 // (postgres_history.hpp). A database that fails mid-turn makes add_message fail with an error
 // that starts "database unavailable:" and names the database; nothing committed is lost, and

@@ -12,7 +12,7 @@
 // A session running a turn is not given up: the asking host then reports it busy.
 //
 // Trust: the listening connection uses the plan's `dsn`, which only the operator's plan sets
-// (a serve client's plan may not name a dsn or endpoint: host/src/plan_trust.cpp). The
+// (a serve client's plan may not name a dsn or endpoint: host/runtime/plan_trust.cpp). The
 // notification carries nothing but an id that is already in the lease table; anyone who
 // can connect to the database can send one, and the most it does is make an idle session move
 // to the asking host, which the lease allowed anyway once the session was unloaded.

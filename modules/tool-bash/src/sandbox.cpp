@@ -127,7 +127,7 @@ std::vector<fs::path> resolve_writable_paths(const ms::ConfigReader &config,
 }
 
 // Trust: `config.environment` is the operator's plan (serve clients and agent files cannot set
-// `sandbox`: host/src/plan_trust.cpp, agents.cpp), so a credential passes only when the
+// `sandbox`: host/runtime/plan_trust.cpp, agents.cpp), so a credential passes only when the
 // operator named it.
 std::vector<std::string> sandbox_environment(const SandboxConfig &config,
                                              char *const *host_environment) {

@@ -14,7 +14,7 @@
 //   - new PID and (unless network is allowed) network namespaces, and --die-with-parent;
 //   - an environment built from an allow-list (sandbox_environment), not the host's.
 // Who grants: the operator's plan (writable_paths, allowed_paths, environment); a serve
-// client's plan may not set `sandbox` at all (host/src/plan_trust.cpp), and an agent file may
+// client's plan may not set `sandbox` at all (host/runtime/plan_trust.cpp), and an agent file may
 // only narrow it.
 //
 // How it fits the process runner (process_runner.hpp): bwrap is started as the group leader in

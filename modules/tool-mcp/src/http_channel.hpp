@@ -1,5 +1,5 @@
 // The Streamable HTTP transport (MCP 2025-03-26 / 2025-06-18) on the project's one HTTP/SSE
-// transport (modules/transport):
+// transport (libs/transport):
 //   - every message is a POST to the server's URL accepting JSON or an event stream; the
 //     answer to a request comes back as one JSON body or as events of that POST's stream;
 //   - the Mcp-Session-Id the server gives in answer to initialize goes with every later

@@ -1,6 +1,6 @@
 // `amplifier init`: what its interactive and non-interactive forms share.
 #pragma once
-#include "cmd_init_setup.hpp"
+#include "init_setup.hpp"
 #include "settings.hpp"
 
 #include <optional>

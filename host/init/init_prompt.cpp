@@ -1,4 +1,4 @@
-#include "cmd_init_prompt.hpp"
+#include "init_prompt.hpp"
 
 #include <cctype>
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "cmd_init_setup.hpp"
+#include "init_setup.hpp"
 
 #include <cstdlib>
 

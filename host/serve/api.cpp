@@ -1,6 +1,6 @@
 #include "api.hpp"
 
-#include "commands.hpp"
+#include "plan_loading.hpp"
 #include "event_output.hpp"
 #include "web_assets.hpp"
 

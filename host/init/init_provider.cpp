@@ -1,4 +1,4 @@
-#include "cmd_init_provider.hpp"
+#include "init_provider.hpp"
 
 #include "settings.hpp"
 

@@ -1,7 +1,7 @@
 // The values `amplifier init` holds for one provider's config fields, and what they become:
 // the provider's config in settings.yaml and the secrets for keys.env.
 #pragma once
-#include "cmd_init_fields.hpp"
+#include "init_fields.hpp"
 
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-#include "cmd_init_fields.hpp"
+#include "init_fields.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>

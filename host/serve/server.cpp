@@ -1,11 +1,10 @@
-// `amplifier serve`: the HTTP + SSE API. Sessions run on the kernel's shared worker pool; the
-// HTTP side has a few I/O threads of its own.
-#include "api.hpp"
+// A server's life: the plan, the session factory and its store, the API, the idle-session
+// reaper, the HTTP server, and the drain on SIGTERM. Sessions run on the kernel's shared worker
+// pool; the HTTP side has a few I/O threads of its own.
+#include "server.hpp"
+
 #include "auth.hpp"
-#include "http_server.hpp"
-#include "command_errors.hpp"
-#include "commands.hpp"
-#include "default_plan.hpp"
+#include "plan_loading.hpp"
 
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/user_dirs.hpp"
@@ -30,20 +29,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct ServeOptions {
-  HttpServerOptions http;
-  std::string plan_file;
-  std::string plans_dir;
-  std::string root;
-  int shutdown_grace_seconds = 30;
-  int idle_unload_seconds = 300;
-  int session_expiry_seconds = 24 * 3600;
-  ApiLimits limits;
-  bool print_routes = false;
-  bool no_auth = false;  // --no-auth: loopback only
-  bool allow_inline_plans = false;
-};
 
 fs::path default_root() { return user_dirs::data() / "serve"; }
 
@@ -263,7 +248,9 @@ void print_banner(const HttpServer &server, const HttpServerOptions &http) {
   std::fputs(banner.c_str(), stderr);
 }
 
-int run(ServeOptions options) {
+}  // namespace
+
+int run_server(ServeOptions options) {
   if (options.print_routes) return print_routes();
   raise_open_file_limit();
   apply_auth(options);
@@ -298,70 +285,5 @@ int run(ServeOptions options) {
   return 0;
 }
 
-}  // namespace
 }  // namespace serve
-
-void add_serve_command(CLI::App &app, int &exit_code) {
-  auto options = std::make_shared<serve::ServeOptions>();
-  CLI::App *cmd = app.add_subcommand("serve",
-                                     "Serve sessions over HTTP (JSON API, server-sent "
-                                     "events, OpenAI-compatible chat completions)");
-  cmd->add_option("--listen", options->http.listen,
-                  "HOST:PORT to listen on (port 0: a free one; a non-loopback host requires the "
-                  "bearer token)")
-      ->capture_default_str();
-  cmd->add_option("--plan", options->plan_file, "The default plan (YAML); default: built-in")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--plans-dir", options->plans_dir,
-                  "Folder of plans NAME.yaml that requests may name")
-      ->check(CLI::ExistingDirectory);
-  cmd->add_option("--root", options->root,
-                  "Where each session's working directory is made (default: "
-                  "$XDG_DATA_HOME/amplifier/serve)");
-  cmd->add_option("--cors-origin", options->http.cors_origin,
-                  "Allow browser requests from this origin ('*': any, only with the token); "
-                  "default: the server's own page only");
-  cmd->add_option("--allowed-host", options->http.allowed_hosts,
-                  "A Host name clients may use besides IP addresses and localhost (repeatable; "
-                  "requests naming any other are refused, which stops DNS rebinding)");
-  cmd->add_flag("--no-auth", options->no_auth,
-                "Loopback only: require no token (any local program or web page can then run "
-                "sessions)");
-  cmd->add_flag("--allow-inline-plans", options->allow_inline_plans,
-                "Let clients send a plan of their own ('plan': {...}) instead of naming one of "
-                "the operator's; such a plan still may not name sources, start programs, set "
-                "paths, URLs or keys, or read the server's environment");
-  cmd->add_option("--io-threads", options->http.io_threads, "HTTP I/O threads")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 64));
-  cmd->add_option("--max-body-bytes", options->http.max_body_bytes, "Largest request body")
-      ->capture_default_str();
-  cmd->add_option("--shutdown-grace", options->shutdown_grace_seconds,
-                  "Seconds running turns get to finish on SIGTERM before they are cancelled")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--idle-unload", options->idle_unload_seconds,
-                  "When the plan's context is a shared store (context-postgres): seconds after "
-                  "which an idle session is unloaded, so another server can continue it (it is "
-                  "reopened here on its next request)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--session-expiry", options->session_expiry_seconds,
-                  "Seconds after which an idle session that lives only in this server (no shared "
-                  "store) is ended and its folder removed; 0: never")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-sessions", options->limits.max_sessions,
-                  "Sessions this server holds at once; more get 429")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-metadata-bytes", options->limits.max_metadata_bytes,
-                  "Largest 'metadata' a session may carry (as JSON); more get 413")
-      ->capture_default_str();
-  cmd->add_flag("--routes", options->print_routes,
-                "Print every route (METHOD /path) the server answers, then exit");
-  cmd->callback(
-      [options, &exit_code] { run_reporting(exit_code, [&] { return serve::run(*options); }); });
-}
-
 }  // namespace amplifier::host

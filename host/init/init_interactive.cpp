@@ -1,7 +1,7 @@
 // `amplifier init` on a terminal: choose a provider, answer its config fields, check, save.
-#include "cmd_init.hpp"
-#include "cmd_init_prompt.hpp"
-#include "cmd_init_provider.hpp"
+#include "init.hpp"
+#include "init_prompt.hpp"
+#include "init_provider.hpp"
 #include "settings_keys.hpp"
 
 #include <fmt/format.h>

@@ -6,7 +6,7 @@
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/events.hpp"
-#include "commands.hpp"
+#include "plan_loading.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>

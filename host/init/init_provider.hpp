@@ -1,7 +1,7 @@
 // The installed providers, and one provider mounted outside any session: what `amplifier init`
 // reads the config fields from and checks the answers with.
 #pragma once
-#include "cmd_init_setup.hpp"
+#include "init_setup.hpp"
 
 #include "amplifier/mount_plan.hpp"
 

@@ -9,7 +9,7 @@
 #include "amplifier/session_store.hpp"
 
 #include "amplifier/log.hpp"
-#include "commands.hpp"
+#include "plan_loading.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <openssl/evp.h>

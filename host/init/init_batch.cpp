@@ -1,6 +1,6 @@
 // `amplifier init --provider ID --set KEY=VALUE ...`: the same setup without questions.
-#include "cmd_init.hpp"
-#include "cmd_init_provider.hpp"
+#include "init.hpp"
+#include "init_provider.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
