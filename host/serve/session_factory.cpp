@@ -4,6 +4,7 @@
 #include "agents.hpp"
 #include "client_plan.hpp"
 #include "child_policy.hpp"
+#include "session_launch.hpp"
 
 #include "amplifier/events.hpp"
 #include "amplifier/session_store.hpp"
@@ -68,20 +69,6 @@ ApiError store_failure(std::string_view what) {
                     "another server is running a turn in this session; try again once it ends");
   return ApiError(503, "store_unavailable",
                   "the session store cannot be reached right now; try again shortly");
-}
-
-void confine_tools(MountPlan &plan, const fs::path &dir) {
-  const json::array here{"."};
-  for (auto &tool : plan.tools) {
-    if (tool.module == "tool-filesystem") {
-      tool.config["working_dir"] = dir.string();
-      tool.config["allowed_read_paths"] = here;
-      tool.config["allowed_write_paths"] = here;
-    } else if (tool.module == "tool-bash") {
-      tool.config["working_dir"] = dir.string();
-      tool.config["allowed_paths"] = here;
-    }
-  }
 }
 
 SessionFactory::SessionFactory(SessionFactoryOptions options, Metrics &metrics)
@@ -258,18 +245,21 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
                                                      SessionOptions session_options) const {
   const fs::path dir = options_.root / "sessions" / session_options.session_id;
   make_private_dir(dir);
-  confine_tools(plan, dir);
-  auto child_policy = std::make_shared<HostChildPolicy>(nullptr, dir);
-  child_policy->confine_with([dir](MountPlan &child) { confine_tools(child, dir); });
-  session_options.child_policy = std::move(child_policy);
-  auto session = std::make_unique<Session>(std::move(plan), session_options);
+  // The session, and every child it delegates to, works in its own folder; approvals wait for
+  // the client's answer (ServedSession installs the handler).
+  const std::string id = session_options.session_id;
+  const bool resumed = session_options.resumed;
+  LaunchOptions launch;
+  launch.session = std::move(session_options);
+  launch.folder = dir;
+  launch.confine_to_folder = true;
+  auto session = launch_session(std::move(plan), std::move(launch));
   Session &kernel_session = *session;
-  publish_agents(kernel_session, dir);
   metrics_.observe(kernel_session.hooks());
   for (std::string_view event : {events::kContextReleaseRequested, events::kContextSignal})
     kernel_session.hooks().register_handler(
         std::string(event),
-        [this, id = session_options.session_id](std::string_view name, const json::object &data) {
+        [this, id](std::string_view name, const json::object &data) {
           const json::value *signal = data.if_contains("signal");
           if (name == events::kContextSignal && !(signal && signal->is_object()))
             return HookResult{};
@@ -284,7 +274,7 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
   } catch (const SessionError &e) {
     const std::string message = init_failure(e, kernel_session);
     // A refused reopen leaves the folder alone: with a shared --root it is the holder's.
-    end_session(std::move(served), /*remove_work_dir=*/!session_options.resumed);
+    end_session(std::move(served), /*remove_work_dir=*/!resumed);
     throw ApiError(422, "session_init_failed", message);
   }
   return served;

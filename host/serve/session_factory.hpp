@@ -90,8 +90,4 @@ class SessionFactory {
 // server holds the session (context-postgres's "session busy: ..."), else 503.
 ApiError store_failure(std::string_view what);
 
-// Confines the plan's tool-filesystem and tool-bash to `dir`: their working directory, and
-// "." as every allowed path, whatever the plan said.
-void confine_tools(MountPlan &plan, const std::filesystem::path &dir);
-
 }  // namespace amplifier::host::serve

@@ -12,6 +12,7 @@
 #include "default_plan.hpp"
 #include "event_output.hpp"
 #include "interrupts.hpp"
+#include "session_launch.hpp"
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/mount_plan.hpp"
@@ -313,13 +314,11 @@ int run_chat(const std::string &plan_file) {
   print_plan_warnings(plan);
   ask_folder_trust_once(std::filesystem::current_path());
   const bool display = mounts_display(plan);
-  SessionOptions session_options;
   // Children (delegate) share the approvals; an inherited display hook shows their stream.
-  session_options.child_policy = std::make_shared<HostChildPolicy>(nullptr);
-  Session session(std::move(plan), session_options);
-  session.coordinator().set_approval_handler(terminal_approval_handler(
-      [&session] { return session.cancellation().is_cancelled(); }));
-  publish_agents(session);
+  LaunchOptions launch;
+  launch.approvals_at_terminal = true;
+  const auto launched = launch_session(std::move(plan), std::move(launch));
+  Session &session = *launched;
   // With the display mounted, it shows the answer (and thinking and tools); otherwise the
   // host prints the answer text itself.
   std::shared_ptr<TextOutputState> text;

@@ -2,6 +2,7 @@
 #include "child_policy.hpp"
 #include "commands.hpp"
 #include "plan_loading.hpp"
+#include "session_launch.hpp"
 #include "default_plan.hpp"
 #include "event_output.hpp"
 #include "interrupts.hpp"
@@ -94,18 +95,17 @@ int run(const RunOptions &options) {
   // With the display mounted, it shows the answer; the host only adds what it lacks.
   const bool display = !jsonl && mounts_display(plan);
 
-  SessionOptions session_options;
-  if (!options.resume_id.empty()) session_options = resume_options(plan, options);
+  LaunchOptions launch;
+  if (!options.resume_id.empty()) launch.session = resume_options(plan, options);
   auto output = PacedOutput::open(stdout);
   // Children (delegate) show their events where the session's go; their answers come back to
   // the parent as tool results, so the text output stays the parent's.
-  session_options.child_policy = std::make_shared<HostChildPolicy>([jsonl, output](Session &child) {
+  launch.attach_to_children = [jsonl, output](Session &child) {
     if (jsonl) attach_jsonl_output(child.hooks(), output);
-  });
-  Session session(std::move(plan), session_options);
-  session.coordinator().set_approval_handler(terminal_approval_handler(
-      [&session] { return session.cancellation().is_cancelled(); }));
-  publish_agents(session);
+  };
+  launch.approvals_at_terminal = true;
+  const auto launched = launch_session(std::move(plan), std::move(launch));
+  Session &session = *launched;
   auto text_state = std::make_shared<TextOutputState>();
   if (jsonl) attach_jsonl_output(session.hooks(), output);
   else if (!display) attach_text_output(session.hooks(), output, text_state);

@@ -1,0 +1,46 @@
+#include "session_launch.hpp"
+
+#include "approval_prompt.hpp"
+#include "child_policy.hpp"
+
+#include "amplifier/coordinator.hpp"
+
+#include <boost/json/array.hpp>
+
+namespace amplifier::host {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+void confine_tools(MountPlan &plan, const fs::path &dir) {
+  const json::array here{"."};
+  for (auto &tool : plan.tools) {
+    if (tool.module == "tool-filesystem") {
+      tool.config["working_dir"] = dir.string();
+      tool.config["allowed_read_paths"] = here;
+      tool.config["allowed_write_paths"] = here;
+    } else if (tool.module == "tool-bash") {
+      tool.config["working_dir"] = dir.string();
+      tool.config["allowed_paths"] = here;
+    }
+  }
+}
+
+std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
+  auto children = std::make_shared<HostChildPolicy>(std::move(options.attach_to_children),
+                                                    options.folder);
+  if (options.confine_to_folder) {
+    confine_tools(plan, options.folder);
+    children->confine_with([dir = options.folder](MountPlan &child) { confine_tools(child, dir); });
+  }
+  options.session.child_policy = std::move(children);
+  auto session = std::make_unique<Session>(std::move(plan), options.session);
+  if (options.approvals_at_terminal) {
+    Session &s = *session;
+    s.coordinator().set_approval_handler(
+        terminal_approval_handler([&s] { return s.cancellation().is_cancelled(); }));
+  }
+  publish_agents(*session, options.folder);
+  return session;
+}
+
+}  // namespace amplifier::host
