@@ -39,6 +39,11 @@ function(check_wire value what)
   endif()
 endfunction()
 
+# The description's identity: the module process says it in its hello, and the host refuses a
+# helper built from another description (its wire codes would differ).
+string(SHA256 digest "${abi}")
+string(SUBSTRING "${digest}" 0 16 digest)
+
 json_get(major major)
 json_get(minor minor)
 
@@ -117,6 +122,8 @@ set(text "/* Generated from plugin-api/abi.json by cmake/abi_generate.cmake: do 
 
 #define AMP_ABI_DESCRIBED_MAJOR ${major}
 #define AMP_ABI_DESCRIBED_MINOR ${minor}
+/* The first 64 bits of abi.json's SHA-256. */
+#define AMP_ABI_DESCRIPTION_DIGEST 0x${digest}ULL
 
 /* S(type): every type whose size is part of the ABI. */
 #define AMP_ABI_TYPES(S)${types}

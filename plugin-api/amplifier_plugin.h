@@ -55,7 +55,7 @@ extern "C" {
 #endif
 
 #define AMP_ABI_VERSION_MAJOR 1
-#define AMP_ABI_VERSION_MINOR 4
+#define AMP_ABI_VERSION_MINOR 5
 
 /* The single symbol every module exports. */
 #define AMP_ENTRY_SYMBOL "amplifier_module_entry"
@@ -89,6 +89,9 @@ typedef enum amp_status {
   AMP_UNSUPPORTED = 4,       /* the function or kind is not offered by this peer */
   AMP_CANCELLED = 5,         /* the operation was cancelled */
   AMP_DENIED = 6,            /* a hook denied the operation */
+  AMP_BUSY = 7,              /* (1.5) held by another user right now: a session another host has
+                              * open, say; the same request may succeed later. A host older
+                              * than 1.5 treats it as AMP_ERROR. */
   AMP_STATUS_FORCE_32BIT = 0x7fffffff
 } amp_status;
 
@@ -527,7 +530,7 @@ typedef struct amp_context_vtable {
    *   {"op":"import", "session_id", "metadata": object|null, "messages": [...], "origins"?}
    *        -> {"session_id", "messages": N}; refused (AMP_ERROR) when the session exists
    *   {"op":"delete", "session_id"}  -> {"session_id", "messages": N removed}; refused
-   *        (AMP_ERROR, "session busy: ...") while a live session holds it
+   *        (AMP_BUSY from 1.5, AMP_ERROR before) while a live session holds it
    *   {"op":"signal", "session_id", "signal": object}  -> {"session_id", "held": bool}: passes
    *        `signal` to the live instance holding the session, in whichever host it runs,
    *        which emits it there as `context:signal` {"session_id", "signal"}; "held" false
@@ -535,7 +538,8 @@ typedef struct amp_context_vtable {
    * ("metadata" has the fields of context-persistent's metadata.json; "origins" holds, for
    * each message, the {provider, module?, model?} that produced it, or null). Returns AMP_OK with
    * the answer written to `out`; otherwise a human-readable reason is written to `out`
-   * instead: AMP_NOT_FOUND (no such session), AMP_UNSUPPORTED (an op the module lacks),
+   * instead: AMP_NOT_FOUND (no such session), AMP_BUSY (a live session holds it),
+   * AMP_UNSUPPORTED (an op the module lacks),
    * AMP_INVALID_ARGUMENT (a bad config or query), AMP_ERROR (the store failed).
    * NULL for a context that keeps nothing. Blocks on the store's I/O: the host never calls it
    * on a latency-critical thread. OWNERSHIP: both strings borrowed for the call; `out` is
@@ -565,7 +569,10 @@ typedef struct amp_module_descriptor {
   /* Creates one instance. `host` is valid until destroy returns. `config_json` (borrowed) is
    * the instance's config object. On success store the module-owned instance pointer in
    * `*out_instance` and return AMP_OK; on failure write a human-readable reason (plain UTF-8
-   * text) into `error` and return an error status: the host reports `module:load_failed`. */
+   * text) into `error` and return an error status: the host reports `module:load_failed`.
+   * AMP_BUSY (1.5) says what the instance needs is held elsewhere right now (a context asked
+   * to open a session another host has open): the host may try again later, and `serve`
+   * answers 409 instead of calling the plan broken. */
   amp_status (*create)(amp_host *host, amp_str config_json, void **out_instance,
                        amp_writer *error);
 

@@ -383,15 +383,20 @@ class OrchestratorModule : public ModuleBase {
   virtual void cancel(amp_call_id, amp_cancel_level) {}
 };
 
+// A failure with the status the host should see: thrown from a module's constructor (create
+// returns `status`, with what() as the reason; AMP_BUSY when what the instance needs is held
+// elsewhere right now) or from sessions_query. Any other exception is AMP_ERROR.
+class StatusError : public std::runtime_error {
+ public:
+  StatusError(amp_status s, const std::string &what) : std::runtime_error(what), status(s) {}
+  amp_status status;
+};
+
 // A context that keeps sessions answers amp_context_vtable.sessions_query by defining
 //   static std::string sessions_query(std::string_view config_json, std::string_view query_json);
 // in its class: the answer's JSON, or a throw of QueryError (its status and reason) or any
 // other exception (AMP_ERROR and its what()). Contexts without it leave the function NULL.
-class QueryError : public std::runtime_error {
- public:
-  QueryError(amp_status s, const std::string &what) : std::runtime_error(what), status(s) {}
-  amp_status status;
-};
+using QueryError = StatusError;
 
 class ContextModule : public ModuleBase {
  public:
@@ -462,6 +467,9 @@ amp_status create(amp_host *host, amp_str config, void **out, amp_writer *error)
   try {
     *out = new M(Host(host, host_api_slot()), from_amp(config));
     return AMP_OK;
+  } catch (const StatusError &e) {
+    write_to(error, e.what());
+    return e.status == AMP_OK ? AMP_ERROR : e.status;
   } catch (const std::exception &e) {
     return report(error, e.what());
   } catch (...) {

@@ -26,11 +26,12 @@ void confine_tools(MountPlan &plan, const fs::path &dir) {
 }
 
 std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
-  auto children = std::make_shared<HostChildPolicy>(std::move(options.attach_to_children),
-                                                    options.folder);
+  const fs::path folder = options.folder ? *options.folder : fs::current_path();
+  auto children =
+      std::make_shared<HostChildPolicy>(std::move(options.attach_to_children), folder);
   if (options.confine_to_folder) {
-    confine_tools(plan, options.folder);
-    children->confine_with([dir = options.folder](MountPlan &child) { confine_tools(child, dir); });
+    confine_tools(plan, folder);
+    children->confine_with([folder](MountPlan &child) { confine_tools(child, folder); });
   }
   options.session.child_policy = std::move(children);
   auto session = std::make_unique<Session>(std::move(plan), options.session);
@@ -39,7 +40,7 @@ std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
     s.coordinator().set_approval_handler(
         terminal_approval_handler([&s] { return s.cancellation().is_cancelled(); }));
   }
-  publish_agents(*session, options.folder);
+  publish_agents(*session, folder);
   return session;
 }
 

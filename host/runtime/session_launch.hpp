@@ -7,15 +7,16 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace amplifier::host {
 
 struct LaunchOptions {
   SessionOptions session;  // id, resumed, labels (child_policy is set here, not by the caller)
-  // The session's folder: where project agents are looked up and children start. Trust: the
-  // operator's choice (the current directory of the command, or serve's per-session folder);
-  // never taken from a plan or a client.
-  std::filesystem::path folder = std::filesystem::current_path();
+  // The session's folder: where project agents are looked up and children start; empty: the
+  // current directory. Trust: the operator's choice (the directory the command runs in, or
+  // serve's per-session folder); never taken from a plan or a client.
+  std::optional<std::filesystem::path> folder;
   // Keeps the tools that touch files or run commands inside `folder`, for the session and
   // every child it delegates to, whatever their plans say (serve's sessions).
   bool confine_to_folder = false;

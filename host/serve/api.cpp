@@ -121,12 +121,22 @@ std::vector<std::string> Api::routes() const {
   return out;
 }
 
-ApiResponse Api::handle(const ApiRequest &request) {
+std::shared_ptr<void> Api::track_request() {
   ++in_flight_;
-  struct Done {
-    std::atomic<std::size_t> &count;
-    ~Done() { --count; }
-  } done{in_flight_};
+  return std::shared_ptr<void>(nullptr, [this](void *) { --in_flight_; });
+}
+
+std::shared_ptr<void> Api::track_work() {
+  ++working_;
+  return std::shared_ptr<void>(nullptr, [this](void *) { --working_; });
+}
+
+void Api::stop_accepting() {
+  std::lock_guard lock(adopt_mutex_);
+  draining_ = true;
+}
+
+ApiResponse Api::handle(const ApiRequest &request) {
   try {
     return dispatch(request);
   } catch (const ApiError &e) {
@@ -183,22 +193,27 @@ void Api::check_accepting() const {
 // drain began may still be creating or reopening one (a reopen waits up to the store's handoff
 // for another server's lease): registered after the drain looked, it would be held until the
 // process exits, its lease left to lapse while the server a load balancer retries on waits for
-// it. So a session that arrives during a drain is let go at once: a reopened one goes back to
-// the store, a created one (its client never heard of it) is deleted, and the client gets 503,
-// which a load balancer retries elsewhere.
+// it. So registering and the drain's start exclude each other (adopt_mutex_): a session
+// registered before is the drain's to end; one that arrives after is never registered (no
+// other request can find it) and is let go here: a reopened one goes back to the store, a
+// created one (its client never heard of it) is deleted, and the client gets 503, which a
+// load balancer retries elsewhere.
 void Api::adopt(const std::shared_ptr<ServedSession> &session, bool created) {
-  sessions_.add(session);
-  if (!draining_) return;  // the drain, if it starts now, finds the session registered
-  const std::string id = session->id();
-  if (auto removed = sessions_.remove(id)) {
-    const bool stored = removed->reopenable();
-    end_session(std::move(removed), /*remove_work_dir=*/created);
-    if (created && stored) try {
-        delete_stored_session(id, /*held=*/true);
-      } catch (const ApiError &) {
-        // Kept in the store: an unused session, listed, which its owner may delete.
-      }
+  {
+    std::lock_guard lock(adopt_mutex_);
+    if (!draining_) {
+      sessions_.add(session);
+      return;
+    }
   }
+  const std::string id = session->id();
+  const bool stored = session->reopenable();
+  end_session(session, /*remove_work_dir=*/created);
+  if (created && stored) try {
+      delete_stored_session(id, /*held=*/true);
+    } catch (const ApiError &) {
+      // Kept in the store: an unused session, listed, which its owner may delete.
+    }
   check_accepting();
 }
 
@@ -288,7 +303,7 @@ void Api::append_stored_sessions(json::array &list, const std::set<std::string> 
   try {
     stored = store->list(kStoredSessionsListed);
   } catch (const SessionQueryError &e) {
-    throw store_failure(e.what());
+    throw store_failure(e.what(), e.status);
   }
   for (auto &row : stored) {
     json::object *summary = row.if_object();
@@ -308,7 +323,7 @@ ApiResponse Api::show_stored_session(const std::string &id) {
   try {
     if (store && session_store::is_valid_session_id(id)) stored = store->read(id);
   } catch (const SessionQueryError &e) {
-    throw store_failure(e.what());
+    throw store_failure(e.what(), e.status);
   }
   if (!stored) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
   return json_response(200, json::object{{"id", id},
@@ -367,7 +382,7 @@ void Api::delete_stored_session(const std::string &id, bool held) {
     if (e.status == AMP_NOT_FOUND && held) return;
     if (e.status == AMP_NOT_FOUND)
       throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
-    throw store_failure(e.what());
+    throw store_failure(e.what(), e.status);
   }
 }
 
@@ -418,7 +433,7 @@ bool Api::forward_signal(const std::string &id, json::object signal) {
     // A store of one host's own (context-persistent) has no other server to reach.
     if (e.status == AMP_NOT_FOUND || e.status == AMP_UNSUPPORTED)
       throw ApiError(404, "session_not_found", fmt::format("no session '{}' here", id));
-    throw store_failure(e.what());
+    throw store_failure(e.what(), e.status);
   }
 }
 

@@ -35,12 +35,20 @@ class Api {
 
   Metrics &metrics() { return metrics_; }
 
-  // From now on no session or turn starts (503); running turns go on.
-  void stop_accepting() { draining_ = true; }
-  // Requests being answered now (handle() not yet returned). The drain waits for them: one
-  // may be opening a session (a reopen waits for another server's lease), and must not end
-  // after the drain has ended every session it found.
+  // From now on no session or turn starts (503); running turns go on. A session a request
+  // creates or reopens from now on is never registered (adopt).
+  void stop_accepting();
+  // Two counts the drain waits on, each held as a token by the HTTP server:
+  //  - a request, from when it is read until its answer is written (an event stream's answer
+  //    is counted apart, HttpServer::open_streams): before the connections close, so the 503
+  //    of a request that was opening a session (a reopen waits for another server's lease)
+  //    reaches its client;
+  //  - its work, from before it is queued for a worker until handle() has returned: the Api
+  //    must outlive every such token, after the server has stopped too.
+  std::shared_ptr<void> track_request();
+  std::shared_ptr<void> track_work();
   std::size_t requests_in_flight() const { return in_flight_.load(); }
+  std::size_t requests_working() const { return working_.load(); }
 
   // What another server sent a session held here (SessionFactory::on_store_event): a cancel
   // {"type":"cancel","level"} or an approval's answer {"type":"approval","approval_id",
@@ -96,7 +104,9 @@ class Api {
   Metrics &metrics_;
   const ApiLimits limits_;
   std::atomic<bool> draining_{false};
+  std::mutex adopt_mutex_;  // draining_ is set, and a session registered, under it
   std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::size_t> working_{0};
   std::mutex reopen_mutex_;  // one reopen at a time: two would contend for one lease
   std::vector<Route> routes_;
 };

@@ -78,14 +78,15 @@ std::string_view api_method(const Request &request) {
 }
 
 // Runs the Api on a worker thread and resumes the connection's coroutine (on `executor`, its
-// strand) with the answer. Not a coroutine itself: GCC 12 mishandles a coroutine whose
-// initiation lambda captures by move.
+// strand) with the answer. The work is counted (Api::track_work) from before it is queued
+// until the Api has answered: the Api outlives it. Not a coroutine itself: GCC 12 mishandles a
+// coroutine whose initiation lambda captures by move.
 net::awaitable<ApiResponse> on_workers(Api &api, net::any_io_executor executor,
                                        std::shared_ptr<const ApiRequest> request) {
   return net::async_initiate<decltype(net::use_awaitable), void(ApiResponse)>(
       [&api, executor, request](auto handler) {
         auto resume = std::make_shared<decltype(handler)>(std::move(handler));
-        WorkerPool::shared().submit([&api, executor, resume, request] {
+        WorkerPool::shared().submit([&api, executor, resume, request, working = api.track_work()] {
           auto response = std::make_shared<ApiResponse>(api.handle(*request));
           net::post(executor, [resume, response] { (*resume)(std::move(*response)); });
         });
@@ -422,6 +423,9 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
     Request request = parser.release();
     keep_alive = request.keep_alive();
     ApiResponse response;
+    // Counted until its answer is written (a drain waits for that before closing connections);
+    // an event stream is counted as an open stream instead, for as long as it runs.
+    std::shared_ptr<void> answering;
     if (auto refused = gatekeep(request)) {
       response = std::move(*refused);
     } else {
@@ -429,11 +433,14 @@ net::awaitable<void> HttpServer::Impl::serve_connection(beast::tcp_stream stream
           ApiRequest{std::string(api_method(request)), std::string(path_of(request.target())),
                      std::move(request.body()), std::string(request[http::field::if_none_match]),
                      std::string(query_of(request.target()))});
+      answering = api.track_request();
       response = co_await on_workers(api, stream.get_executor(), std::move(api_request));
     }
+    if (response.stream) answering.reset();
     keep_alive = response.stream
                      ? co_await write_stream(stream, request, response, keep_alive, received)
                      : co_await write_plain(stream, request, std::move(response), keep_alive);
+    answering.reset();
   }
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);

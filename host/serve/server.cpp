@@ -163,8 +163,9 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
       if (s->running()) s->session().cancel(CancelLevel::Immediate);
   }
   // A request that began before the drain may still be opening a session (a reopen waits for
-  // another server's lease); once it has registered it (or let it go, Api::adopt), the loop
-  // below ends it.
+  // another server's lease). It can no longer register it (Api::adopt lets it go and answers
+  // 503): waiting here, until its answer is written, lets that answer reach its client before
+  // the connections close.
   if (!wait_until(Clock::now() + std::chrono::seconds(30),
                   [&] { return api.requests_in_flight() == 0; }))
     std::fprintf(stderr, "amplifier serve: requests still being answered after 30s\n");
@@ -182,6 +183,17 @@ void drain(HttpServer &server, Api &api, SessionRegistry &sessions, std::chrono:
   // The last events (each turn's result) reach their clients before the connections close.
   wait_until(Clock::now() + std::chrono::seconds(5), [&] { return server.open_streams() == 0; });
   server.stop();
+  // The Api, the registry and the factory end when the server's run returns; a request still
+  // on a worker has them in use (a reopen waits up to the store's handoff and the unloading
+  // wait). Such a request registers nothing any more, so it only needs time to finish.
+  if (!wait_until(Clock::now() + std::chrono::seconds(120),
+                  [&] { return api.requests_working() == 0; })) {
+    std::fprintf(stderr,
+                 "amplifier serve: requests still being answered after 120s; exiting without "
+                 "them (every session was ended)\n");
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
 }
 
 // --routes: what the server would answer, from the router itself (no plan is loaded).

@@ -60,11 +60,11 @@ void make_private_dir(const fs::path &dir) {
 
 }  // namespace
 
-ApiError store_failure(std::string_view what) {
+ApiError store_failure(std::string_view what, amp_status status) {
   // The store's own words name the database (where it is, who connects): the operator reads
   // them in the log, a client gets what it can act on.
   log(LogLevel::Warning, "serve", fmt::format("session store: {}", what));
-  if (what.find("session busy") != std::string_view::npos)
+  if (status == AMP_BUSY)
     return ApiError(409, "session_busy",
                     "another server is running a turn in this session; try again once it ends");
   return ApiError(503, "store_unavailable",
@@ -200,7 +200,7 @@ std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) con
   try {
     stored = store_->read(id);
   } catch (const SessionQueryError &e) {
-    throw store_failure(e.what());
+    throw store_failure(e.what(), e.status);
   }
   if (!stored) return nullptr;
   // The plan and the client's metadata the session was created with (sessions from before
@@ -223,15 +223,10 @@ std::shared_ptr<ServedSession> SessionFactory::reopen(const std::string &id) con
   session_options.resumed = true;
   session_options.labels = json::object{{"serve", serve}};
   const json::value *metadata = serve.if_contains("metadata");
-  std::shared_ptr<ServedSession> served;
-  try {
-    served = start(std::move(plan), metadata ? *metadata : json::value(json::object{}),
-                   std::move(session_options));
-  } catch (const ApiError &e) {
-    // context-postgres refuses a session whose lease another server kept.
-    if (ApiError busy = store_failure(e.what()); busy.status() == 409) throw busy;
-    throw;
-  }
+  // A session another server still holds: start answers 409 session_busy (its context says
+  // AMP_BUSY).
+  auto served = start(std::move(plan), metadata ? *metadata : json::value(json::object{}),
+                      std::move(session_options));
   served->set_reopenable();
   return served;
 }
@@ -273,8 +268,15 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
     kernel_session.initialize();
   } catch (const SessionError &e) {
     const std::string message = init_failure(e, kernel_session);
+    // A context that refused because another host has the session open (AMP_BUSY:
+    // context-postgres's lease) is a 409 the client may retry, not a broken plan.
+    const auto &failures = kernel_session.load_failures();
+    const bool busy = std::any_of(failures.begin(), failures.end(), [](const LoadFailure &f) {
+      return f.mount_point == "context" && f.status == AMP_BUSY;
+    });
     // A refused reopen leaves the folder alone: with a shared --root it is the holder's.
     end_session(std::move(served), /*remove_work_dir=*/!resumed);
+    if (busy) throw store_failure(message, AMP_BUSY);
     throw ApiError(422, "session_init_failed", message);
   }
   return served;

@@ -87,7 +87,8 @@ class SessionFactory {
 };
 
 // What the API answers when a shared store refuses or fails: 409 session_busy when another
-// server holds the session (context-postgres's "session busy: ..."), else 503.
-ApiError store_failure(std::string_view what);
+// server holds the session (`status` AMP_BUSY, as context-postgres says it), else 503. `what`,
+// the store's own words, goes to the log only: it may name the database.
+ApiError store_failure(std::string_view what, amp_status status);
 
 }  // namespace amplifier::host::serve

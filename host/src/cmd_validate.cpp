@@ -5,8 +5,8 @@
 // the check it happened in and nothing else.
 #include "commands.hpp"
 
-#include "validate/check_process.hpp"
-#include "validate/validator.hpp"
+#include "check_process.hpp"
+#include "validator.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,4 @@
-#include "validate/call_subject.hpp"
+#include "call_subject.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -6,10 +6,10 @@
 //   orchestrator  a prompt, with context-simple and provider-mock (config `mock_config`)
 //                 mounted beside it.
 #pragma once
-#include "validate/call_tracker.hpp"
-#include "validate/checks.hpp"
-#include "validate/offline_provider.hpp"
-#include "validate/probe_kernel.hpp"
+#include "call_tracker.hpp"
+#include "checks.hpp"
+#include "offline_provider.hpp"
+#include "probe_kernel.hpp"
 
 #include <boost/json/value.hpp>
 

@@ -1,6 +1,6 @@
-#include "validate/call_tracker.hpp"
+#include "call_tracker.hpp"
 
-#include "validate/checks.hpp"
+#include "checks.hpp"
 
 #include <boost/json/parse.hpp>
 #include <fmt/format.h>

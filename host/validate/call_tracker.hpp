@@ -1,8 +1,8 @@
 // Starts calls on the module under test through the kernel and records how each one ends.
 #pragma once
 #include "amplifier/coordinator.hpp"
-#include "validate/check_result.hpp"
-#include "validate/probe_kernel.hpp"
+#include "check_result.hpp"
+#include "probe_kernel.hpp"
 
 #include <chrono>
 #include <condition_variable>

@@ -1,9 +1,9 @@
-#include "validate/check_process.hpp"
+#include "check_process.hpp"
 
 #include "amplifier/leak_check.hpp"
 #include "amplifier/module_loader.hpp"
-#include "validate/checks.hpp"
-#include "validate/isolation.hpp"
+#include "checks.hpp"
+#include "isolation.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 // The two sides of a check's process: the validator starts one per group of checks
 // (structural groups, then each behavioral check), the process runs the group and reports.
 #pragma once
-#include "validate/check_result.hpp"
+#include "check_result.hpp"
 
 #include <boost/json/object.hpp>
 

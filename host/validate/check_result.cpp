@@ -1,4 +1,4 @@
-#include "validate/check_result.hpp"
+#include "check_result.hpp"
 
 #include <cctype>
 

@@ -2,7 +2,7 @@
 // own (see isolation.hpp). A group reports each of its checks through the ChildReporter:
 // "running" before it starts (so a crash is blamed on it), then its result.
 #pragma once
-#include "validate/child_channel.hpp"
+#include "child_channel.hpp"
 
 #include <boost/json/object.hpp>
 

@@ -1,4 +1,4 @@
-#include "validate/checks_behavioral.hpp"
+#include "checks_behavioral.hpp"
 
 namespace amplifier::host::validate {
 

@@ -1,7 +1,7 @@
 // The behavioral checks (--behavioral), each run in a process of its own.
 #pragma once
-#include "validate/call_subject.hpp"
-#include "validate/checks.hpp"
+#include "call_subject.hpp"
+#include "checks.hpp"
 
 namespace amplifier::host::validate {
 

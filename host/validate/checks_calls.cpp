@@ -2,8 +2,8 @@
 // protocol of every kind that serves calls (providers, tools, orchestrators). Each call must
 // end with exactly one terminal event, and nothing may be reported after it (the kernel's
 // call registry logs every such report as a protocol violation, which fails the check).
-#include "validate/call_subject.hpp"
-#include "validate/checks_behavioral.hpp"
+#include "call_subject.hpp"
+#include "checks_behavioral.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // library is opened and its entry point called, as the host's loader does, and each part of
 // the descriptor contract is judged on its own (the kernel's descriptor_problems, which the
 // loader uses too, names every problem).
-#include "validate/checks.hpp"
+#include "checks.hpp"
 
 #include "amplifier/module_loader.hpp"
 

@@ -1,8 +1,8 @@
 // entry-symbol, only-export, unresolved-symbols: what the file's dynamic symbol table says.
 // No code of the module runs here (only system libraries are opened, to find them).
-#include "validate/checks.hpp"
-#include "validate/elf_dynamic.hpp"
-#include "validate/library_closure.hpp"
+#include "checks.hpp"
+#include "elf_dynamic.hpp"
+#include "library_closure.hpp"
 
 #include "amplifier_plugin.h"
 

@@ -1,9 +1,9 @@
 // create-destroy, provider-info, tool-specs: one instance, created through the kernel as the
 // host creates it, described, and destroyed.
-#include "validate/call_subject.hpp"
-#include "validate/checks.hpp"
-#include "validate/probe_kernel.hpp"
-#include "validate/spec_conformance.hpp"
+#include "call_subject.hpp"
+#include "checks.hpp"
+#include "probe_kernel.hpp"
+#include "spec_conformance.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

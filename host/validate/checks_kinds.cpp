@@ -1,7 +1,7 @@
 // provider-offline, tool-bad-input, orchestrator-turn: what each kind of call must do.
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
-#include "validate/checks_behavioral.hpp"
+#include "checks_behavioral.hpp"
 
 #include <boost/json/parse.hpp>
 #include <fmt/format.h>

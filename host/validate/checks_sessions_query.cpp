@@ -6,7 +6,7 @@
 // none through it.
 #include "amplifier/module_loader.hpp"
 #include "amplifier_sdk.hpp"
-#include "validate/checks_behavioral.hpp"
+#include "checks_behavioral.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

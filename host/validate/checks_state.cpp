@@ -1,6 +1,6 @@
 // hook-events and context-round-trip: the two kinds that serve no calls.
 #include "amplifier/events.hpp"
-#include "validate/checks_behavioral.hpp"
+#include "checks_behavioral.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

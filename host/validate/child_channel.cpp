@@ -1,4 +1,4 @@
-#include "validate/child_channel.hpp"
+#include "child_channel.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -4,7 +4,7 @@
 //   {"result":{"check","status","reason"}}       a check's outcome
 //   {"fact":{...}}                               what later checks need (kind, id, file)
 #pragma once
-#include "validate/check_result.hpp"
+#include "check_result.hpp"
 
 #include <boost/json/object.hpp>
 

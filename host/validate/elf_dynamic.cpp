@@ -1,4 +1,4 @@
-#include "validate/elf_dynamic.hpp"
+#include "elf_dynamic.hpp"
 
 #include <elf.h>
 

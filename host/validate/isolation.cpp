@@ -1,4 +1,4 @@
-#include "validate/isolation.hpp"
+#include "isolation.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

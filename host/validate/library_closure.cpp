@@ -1,4 +1,4 @@
-#include "validate/library_closure.hpp"
+#include "library_closure.hpp"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -3,7 +3,7 @@
 // symbol it needs from them: a symbol that only the host process happens to define makes the
 // module depend on how the host was linked.
 #pragma once
-#include "validate/elf_dynamic.hpp"
+#include "elf_dynamic.hpp"
 
 #include <filesystem>
 #include <set>

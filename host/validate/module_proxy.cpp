@@ -1,4 +1,4 @@
-#include "validate/module_proxy.hpp"
+#include "module_proxy.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,4 +1,4 @@
-#include "validate/offline_provider.hpp"
+#include "offline_provider.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

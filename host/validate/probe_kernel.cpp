@@ -1,7 +1,7 @@
-#include "validate/probe_kernel.hpp"
+#include "probe_kernel.hpp"
 
 #include "amplifier/log.hpp"
-#include "validate/module_proxy.hpp"
+#include "module_proxy.hpp"
 
 namespace amplifier::host::validate {
 

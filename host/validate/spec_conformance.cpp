@@ -1,4 +1,4 @@
-#include "validate/spec_conformance.hpp"
+#include "spec_conformance.hpp"
 
 #include "amplifier/json_schema.hpp"
 

@@ -1,6 +1,6 @@
-#include "validate/validator.hpp"
+#include "validator.hpp"
 
-#include "validate/check_process.hpp"
+#include "check_process.hpp"
 
 #include <boost/json/value.hpp>
 

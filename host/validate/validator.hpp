@@ -1,7 +1,7 @@
 // `amplifier module validate`: which checks apply to a module, run in which order, each group
 // in a process of its own (check_process.hpp).
 #pragma once
-#include "validate/check_result.hpp"
+#include "check_result.hpp"
 
 #include <boost/json/object.hpp>
 

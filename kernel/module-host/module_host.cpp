@@ -261,7 +261,8 @@ void ModuleProcess::start(const char *library, std::uint32_t max_frame_bytes) {
   channel_->notify(Message(Fn::hello,
                            {id, version, description, descriptor_->session_ready ? "1" : ""},
                            std::uint64_t(descriptor_->kind),
-                           (std::uint64_t(descriptor_->abi_major) << 32) | descriptor_->abi_minor));
+                           (std::uint64_t(descriptor_->abi_major) << 32) | descriptor_->abi_minor,
+                           kWireIdentity));
 }
 
 void ModuleProcess::wait_forever() {

@@ -8,8 +8,11 @@
 //     between two of them, and none is out of order;
 //   - each struct ends right after its last described field: nothing was added at the end
 //     without being described.
-// The C header then agrees with the C compiler (tests/abi: abi_header_c11.c), and the layouts
-// of released minors are frozen apart from both (tests/abi/abi_frozen_layouts.h).
+// What these cannot see: a field the description lacks that fits in padding (4 bytes after
+// amp_module_descriptor.kind, or at its end) moves no described field and no size. The frozen
+// layouts catch it once its minor is released; until then, review. The C header then agrees
+// with the C compiler (tests/abi: abi_header_c11.c), and the layouts of released minors are
+// frozen apart from both (tests/abi/abi_frozen_layouts.h).
 #include "amplifier_abi_description.h"
 #include "amplifier_plugin.h"
 

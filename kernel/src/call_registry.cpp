@@ -47,6 +47,7 @@ std::string_view to_string(amp_status status) {
     case AMP_UNSUPPORTED: return "unsupported";
     case AMP_CANCELLED: return "cancelled";
     case AMP_DENIED: return "denied";
+    case AMP_BUSY: return "busy";
     default: return "unknown";
   }
 }

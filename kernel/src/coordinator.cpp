@@ -106,7 +106,8 @@ MountedModule &Coordinator::mount(std::string mount_point, std::string mount_nam
     hooks_.unregister_owner(m->owner_id);  // it may have registered before failing
     throw ModuleLoadError(fmt::format("module '{}': initialisation failed: {}", d.id,
                                       error.text.empty() ? std::string(to_string(status))
-                                                         : error.text));
+                                                         : error.text),
+                          status);
   }
   MountedModule &mounted = *m;
   mounted_.push_back(std::move(m));

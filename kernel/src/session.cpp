@@ -132,7 +132,9 @@ struct Session::Impl {
                            spec.config, timeout);
       }
     } catch (const std::exception &e) {
-      failures.push_back({mount_point, spec.module, e.what(), fatal});
+      const auto *refused = dynamic_cast<const ModuleLoadError *>(&e);
+      failures.push_back(
+          {mount_point, spec.module, e.what(), fatal, refused ? refused->status() : AMP_ERROR});
       if (fatal)
         throw SessionError(fmt::format("cannot mount {} '{}'{}: {}", mount_point, spec.module,
                                        spec.required ? " (required)" : "", e.what()));

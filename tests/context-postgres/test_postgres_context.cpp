@@ -4,6 +4,9 @@
 
 #include "log_capture.hpp"
 
+#include "amplifier/module_loader.hpp"
+#include "amplifier/session_query.hpp"
+
 #include <fstream>
 #include <future>
 #include <thread>
@@ -130,6 +133,33 @@ TEST_CASE("the lease: a second open of a session in use is refused as busy, nami
   const auto asked = first.events->payloads("context:release_requested");
   REQUIRE_FALSE(asked.empty());
   CHECK(asked.front().at("session_id").as_string() == kId);
+  {
+    // Typed, not only worded: the context's create answers AMP_BUSY (ABI 1.5), which serve
+    // turns into 409 session_busy without reading the message.
+    amplifier::SessionOptions options;
+    options.module_path = {AMP_MODULE_DIR};
+    options.session_id = kId;
+    options.resumed = true;
+    amplifier::Session refused(amplifier::parse_mount_plan(plan, "test-plan"), options);
+    CHECK_THROWS_AS(refused.initialize(), amplifier::SessionError);
+    REQUIRE(refused.load_failures().size() == 1);
+    CHECK(refused.load_failures().front().mount_point == "context");
+    CHECK(refused.load_failures().front().status == AMP_BUSY);
+  }
+  {
+    // So is a delete through the store while the session is open: AMP_BUSY.
+    amplifier::ModuleLoader loader(std::vector<std::filesystem::path>{AMP_MODULE_DIR});
+    auto store = amplifier::ContextSessionStore::open(
+        loader, amplifier::parse_mount_plan(plan, "test-plan").context);
+    REQUIRE(store);
+    amp_status status = AMP_OK;
+    try {
+      store->query(json::object{{"op", "delete"}, {"session_id", kId}});
+    } catch (const amplifier::SessionQueryError &e) {
+      status = e.status;
+    }
+    CHECK(status == AMP_BUSY);
+  }
   // Held past several lease periods: the live holder keeps renewing it.
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   CHECK_THROWS_WITH_AS(open_session(plan, kId, true), doctest::Contains("session busy"),

@@ -9,6 +9,8 @@
 //   5. the built-in folder     <prefix>/lib/amplifier/modules next to the installed host, or the
 //                              build tree's modules when the program runs from the build tree.
 #pragma once
+#include "amplifier_plugin.h"
+
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -21,7 +23,14 @@ namespace amplifier {
 
 class ModuleLoadError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // `status`: what the module's create returned when it was the module that refused
+  // (AMP_BUSY: what it needs is held elsewhere right now), else AMP_ERROR.
+  explicit ModuleLoadError(const std::string &what, amp_status status = AMP_ERROR)
+      : std::runtime_error(what), status_(status) {}
+  amp_status status() const noexcept { return status_; }
+
+ private:
+  amp_status status_;
 };
 
 // One folder searched for `<id>.so`, and why it is searched ("user folder",

@@ -48,6 +48,9 @@ struct LoadFailure {
   std::string module;
   std::string error;
   bool fatal = false;  // the session cannot start without it (orchestrator, context, required)
+  // What the module's create returned when the module itself refused (AMP_BUSY: the session
+  // it was asked to open is held by another host right now); AMP_ERROR otherwise.
+  amp_status status = AMP_ERROR;
 };
 
 struct TurnResult {

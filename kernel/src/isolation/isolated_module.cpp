@@ -405,6 +405,11 @@ void Child::on_notify(const Frame &frame) {
     std::lock_guard lock(mutex_);
     if (frame.fn == Fn::load_failed) {
       load_failure_ = std::string(frame.string(0));
+    } else if (frame.c != kWireIdentity) {
+      load_failure_ =
+          "its amplifier-module-host was built from another ABI description than this "
+          "amplifier (its messages would be misread); use the helper installed with this "
+          "amplifier";
     } else {
       Hello hello;
       hello.kind = static_cast<amp_module_kind>(frame.a);

@@ -39,7 +39,7 @@ enum class FrameKind : std::uint8_t { request = 1, reply = 2, notify = 3 };
 // strings as noted).
 enum class Fn : std::uint16_t {
   // --- child -> host, at start -------------------------------------------------------------
-  hello = 1,    // notify: a = kind, b = abi_major << 32 | abi_minor,
+  hello = 1,    // notify: a = kind, b = abi_major << 32 | abi_minor, c = kWireIdentity,
                 //   [id, version, description, "1" when session_ready exists else ""]
   load_failed,  // notify: [reason]
   // --- host -> child: the module's own functions --------------------------------------------
@@ -97,6 +97,14 @@ enum class Fn : std::uint16_t {
   AMP_ABI_HOST_FUNCTIONS(AMP_WIRE_HOST_FUNCTION_CODE)
   AMP_ABI_HOST_PROCS(AMP_WIRE_HOST_PROC_CODE)
 };
+
+// What a module process and its host must agree on to talk: the description the host-API codes
+// come from, and the revision of everything else here (bump kWireRevision when a module-side
+// code, a frame's layout or an argument's meaning changes). The process sends it in its hello;
+// the host refuses a process that says another (an amplifier-module-host from another build).
+// hello and load_failed keep their codes (1 and 2) for ever, so a mismatch is always heard.
+inline constexpr std::uint64_t kWireRevision = 1;
+inline constexpr std::uint64_t kWireIdentity = AMP_ABI_DESCRIPTION_DIGEST ^ kWireRevision;
 
 // Stream reports: sent in batches, without waiting for each to reach the socket (Channel).
 inline bool is_streamed(Fn fn) {

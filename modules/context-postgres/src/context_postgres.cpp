@@ -63,11 +63,14 @@ class PostgresContext final : public ctx::PersistingContext {
         lease_(shared_->pool(), shared_->leases(), identity_.session_id, config.lease,
                config.handoff, [host](const std::string &problem) { host.warn(problem); }),
         history_(host, shared_->pool(), lease_, identity_) {
-    lease_.acquire();
-    LoadedSession loaded = history_.load();
-    if (loaded.exists) resume_session(std::move(loaded));
-    register_transcript(json::object{{"store", "postgresql"}, {"database", database_}},
-                        identity_.session_id, loaded.exists);
+    try {
+      open_session();
+    } catch (const DatabaseError &e) {
+      // Typed, so a host tells "another host has it open" (taking the lease, or losing it
+      // while loading) from a failure: AMP_BUSY (ABI 1.5).
+      if (e.kind() == DatabaseErrorKind::busy) throw amp::sdk::StatusError(AMP_BUSY, e.what());
+      throw;
+    }
     // Last, so a constructor that throws leaves no watch behind. Another host asking for this
     // session reaches the host through an event; the host decides.
     shared_->releases().watch(
@@ -80,6 +83,15 @@ class PostgresContext final : public ctx::PersistingContext {
             host.notify("context:release_requested",
                         json::serialize(json::object{{"session_id", id}}));
         });
+  }
+
+  // Takes the session's lease and loads what the database holds of it.
+  void open_session() {
+    lease_.acquire();
+    LoadedSession loaded = history_.load();
+    if (loaded.exists) resume_session(std::move(loaded));
+    register_transcript(json::object{{"store", "postgresql"}, {"database", database_}},
+                        identity_.session_id, loaded.exists);
   }
 
   // The same ids as context-persistent accepts, so a session can move between the two.

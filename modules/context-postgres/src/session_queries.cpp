@@ -137,7 +137,7 @@ void check_not_leased(PgConnection &connection, const std::string &id, std::stri
       "FOR UPDATE",
       {id});
   if (leased.rows() > 0)
-    throw QueryError(AMP_ERROR, "session busy: session '" + id + "' is open on " +
+    throw QueryError(AMP_BUSY, "session busy: session '" + id + "' is open on " +
                                     std::string(leased.text(0, 0)) + "; it cannot be " +
                                     std::string(doing));
 }
