@@ -25,7 +25,8 @@ namespace {
 
 constexpr mode_t kSettingsFileMode = 0644;
 
-// A key saved now but shadowed at run time by the same variable in the environment.
+// A key saved now but shadowed at run time by the same variable in the environment. Trust:
+// reads the operator's own environment (init runs in their shell), only to warn.
 void warn_if_shadowed(const std::string &name) {
   if (!std::getenv(name.c_str()) || loaded_from_keys_file(name)) return;
   std::printf(

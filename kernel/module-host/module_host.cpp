@@ -211,6 +211,9 @@ amp_status api_work_submit(amp_host *, uint32_t delay_ms, void (*fn)(void *), vo
   return g_process->submit_work(delay_ms, fn, user_data);
 }
 
+// Trust: the request is the module's (and so, through a delegate tool, the model's); what the
+// child may be is decided in the host's process by the host's policy, exactly as for a module
+// in process (no policy for children: AMP_UNSUPPORTED). Nothing here widens it.
 amp_status api_session_spawn(amp_host *, amp_str request, const amp_call_sink *sink,
                              amp_call_id *out_call) {
   return g_process->start_call(Fn::session_spawn, amp_str{"", 0}, request, sink, out_call);

@@ -107,19 +107,25 @@ TEST_CASE("an immediate cancel of the parent ends its running child at once") {
 }
 
 TEST_CASE("a session with no policy for children cannot spawn them, and says so") {
-  amplifier::SessionOptions options;
-  options.module_path = {AMP_MODULE_DIR};
-  amplifier::Session parent(amplifier::parse_mount_plan(parent_plan(), "test-plan"), options);
-  std::string output;
-  parent.hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
-    output = json::serialize(data.at("result"));
-    return amplifier::HookResult{};
-  });
-  parent.initialize();
-  CHECK(!parent.coordinator().can_spawn());
-  auto result = parent.execute("go");
-  CHECK(result.status == "success");
-  CHECK(output.find("cannot start sub-sessions") != std::string::npos);
+  // The untrusted party is the model asking through delegate; a module in its own process
+  // reaches the same refusal over the wire.
+  for (const std::string isolation : {"in_process", "process"}) {
+    INFO(isolation);
+    amplifier::SessionOptions options;
+    options.module_path = {AMP_MODULE_DIR};
+    amplifier::Session parent(amplifier::parse_mount_plan(parent_plan("", isolation), "test-plan"),
+                              options);
+    std::string output;
+    parent.hooks().register_handler("tool:post", [&](std::string_view, const json::object &data) {
+      output = json::serialize(data.at("result"));
+      return amplifier::HookResult{};
+    });
+    parent.initialize();
+    CHECK(!parent.coordinator().can_spawn());
+    auto result = parent.execute("go");
+    CHECK(result.status == "success");
+    CHECK(output.find("cannot start sub-sessions") != std::string::npos);
+  }
 }
 
 TEST_CASE("a delegate tool behind isolation: process starts its child as one in process does") {

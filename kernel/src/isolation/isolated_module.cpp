@@ -1006,6 +1006,7 @@ Reply IsolatedModule::start_host_call(Child &child, const Frame &frame) {
   else if (frame.fn == Fn::tool_execute)
     status = host_api().tool_execute(host_, target, payload, &relay->sink, &call);
   else if (session_spawn_)  // a child session of the module's, linked to its session here
+    // Trust: the module's (a model's) request meets the same host policy as in process.
     status = session_spawn_(host_, payload, &relay->sink, &call);
   if (status != AMP_OK) {  // no callback will come
     child.untrack(relay);
