@@ -3,7 +3,6 @@
 #include "api_types.hpp"
 #include "agents.hpp"
 #include "client_plan.hpp"
-#include "child_policy.hpp"
 #include "session_launch.hpp"
 
 #include "amplifier/events.hpp"

@@ -6,7 +6,6 @@
 // byte into a pipe that the input loop polls next to the terminal, and the loop, on the main
 // thread, clears the line: libedit is only ever touched from the main thread.
 #include "approval_prompt.hpp"
-#include "child_policy.hpp"
 #include "command_errors.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"

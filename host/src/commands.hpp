@@ -12,11 +12,6 @@
 
 #include <string>
 
-namespace amplifier {
-struct MountPlan;
-struct TurnResult;
-}
-
 namespace amplifier::host {
 void add_run_command(CLI::App &app, int &exit_code);
 void add_modules_command(CLI::App &app, int &exit_code);
