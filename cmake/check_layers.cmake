@@ -11,13 +11,15 @@ if(NOT ROOT)
   message(FATAL_ERROR "check_layers.cmake: pass -DROOT=<source dir>")
 endif()
 
-set(parts plugin-api model base transport provider-kit openai-responses context-core
+set(parts plugin-api model process base transport provider-kit openai-responses context-core
           orchestrator-core todo-core kernel host-runtime host-serve host-validate host-init
           host-cli modules)
 set(plugin-api_sources plugin-api)
 set(plugin-api_roots plugin-api)
 set(model_sources kernel/model)
 set(model_roots kernel/model/include)
+set(process_sources libs/process)
+set(process_roots libs/process/include)
 set(base_sources libs/base)
 set(base_roots libs/base/include)
 set(transport_sources libs/transport)
@@ -52,6 +54,7 @@ set(modules_roots "")
 # kernel never sees a module's code or the host.
 set(plugin-api_may "")
 set(model_may plugin-api)
+set(process_may "")
 set(base_may plugin-api model)
 set(transport_may model)
 set(provider-kit_may plugin-api model base transport)
@@ -59,23 +62,28 @@ set(openai-responses_may plugin-api model base transport provider-kit)
 set(context-core_may plugin-api model base)
 set(orchestrator-core_may plugin-api model base)
 set(todo-core_may "")
-set(kernel_may plugin-api model)
+set(kernel_may plugin-api model process)
 # The host: a runtime (plan to session) the others build on, and a command line on top that
 # only parses arguments and calls them. serve, validate and init never see the command line
 # (CLI11) nor each other.
-set(host-runtime_may plugin-api model base kernel)
-set(host-serve_may plugin-api model base kernel host-runtime)
-set(host-validate_may plugin-api model base kernel host-runtime)
-set(host-init_may plugin-api model base kernel host-runtime)
-set(host-cli_may plugin-api model base kernel host-runtime host-serve host-validate host-init)
-set(modules_may plugin-api model base transport provider-kit openai-responses context-core
+set(host-runtime_may plugin-api model process base kernel)
+set(host-serve_may plugin-api model process base kernel host-runtime)
+set(host-validate_may plugin-api model process base kernel host-runtime)
+set(host-init_may plugin-api model process base kernel host-runtime)
+set(host-cli_may plugin-api model process base kernel host-runtime host-serve host-validate host-init)
+set(modules_may plugin-api model process base transport provider-kit openai-responses context-core
                 orchestrator-core todo-core)
 
-# Third-party headers a part may not include (a prefix of the include path): only the command
-# line parses arguments.
+# Headers a part may not include (a prefix of the include path): only the command line parses
+# arguments (CLI/), and only the process library starts processes (spawn.h: posix_spawn), so
+# every child gets the same descriptors, group and signals.
 foreach(part IN LISTS parts)
+  set(${part}_forbidden "")
   if(NOT part STREQUAL "host-cli")
-    set(${part}_forbidden "CLI/")
+    list(APPEND ${part}_forbidden "CLI/")
+  endif()
+  if(NOT part STREQUAL "process")
+    list(APPEND ${part}_forbidden "spawn.h")
   endif()
 endforeach()
 

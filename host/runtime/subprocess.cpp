@@ -1,43 +1,33 @@
 #include "subprocess.hpp"
 
-#include "amplifier/module_support/child_process.hpp"
+#include "amplifier/process/child.hpp"
+#include "amplifier/process/environment.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 
 namespace amplifier::host {
 
+// Trust: the commands are the operator's (a plan's git or build source the operator's plan
+// named); module_sources.cpp decides which sources may be fetched and built before this runs.
 CommandResult run_command(const std::vector<std::string> &argv, const CommandOptions &options) {
   CommandResult result;
-  int pipe_fds[2];
-  if (argv.empty() || ::pipe2(pipe_fds, O_CLOEXEC) != 0) return result;
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  if (!options.working_dir.empty())
-    posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
-
-  std::vector<std::string> args = argv;
-  std::vector<std::string> env = module_support::environment_with(options.env);
-  auto arg_pointers = module_support::c_string_pointers(args);
-  auto env_pointers = module_support::c_string_pointers(env);
-  pid_t pid = -1;
-  const int spawn_error = ::posix_spawnp(&pid, args[0].c_str(), &actions, nullptr,
-                                         arg_pointers.data(), env_pointers.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (spawn_error != 0) {
-    ::close(pipe_fds[0]);
-    result.output = argv[0] + ": cannot run: " + std::strerror(spawn_error);
+  if (argv.empty()) return result;
+  process::Spec spec;
+  spec.argv = argv;
+  spec.environment = process::environment_with(options.env);
+  spec.working_dir = options.working_dir;
+  spec.stdout_stream = process::Stream::pipe();
+  spec.stderr_stream = process::Stream::as_stdout();
+  process::Child child;
+  try {
+    child = process::Child::spawn(spec);
+  } catch (const process::SpawnError &error) {
+    result.output = error.what();
     return result;
   }
 
@@ -45,16 +35,18 @@ CommandResult run_command(const std::vector<std::string> &argv, const CommandOpt
   if (!options.log_file.empty()) log.open(options.log_file, std::ios::app | std::ios::binary);
   char buffer[8192];
   for (;;) {
-    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(child.stdout_fd(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd readable{child.stdout_fd(), POLLIN, 0};
+      ::poll(&readable, 1, -1);
+      continue;
+    }
     if (n <= 0) break;
     result.output.append(buffer, static_cast<std::size_t>(n));
     if (log) log.write(buffer, n);
   }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = child.wait();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }

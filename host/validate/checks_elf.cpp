@@ -47,12 +47,6 @@ CheckResult only_export(const ElfDynamicInfo &info) {
                           others.size(), name_list(others)));
 }
 
-std::vector<std::string> file_names(const std::vector<std::filesystem::path> &paths) {
-  std::vector<std::string> names;
-  for (const auto &p : paths) names.push_back(p.filename().string());
-  return names;
-}
-
 CheckResult unresolved_symbols(const CheckContext &context, const ElfDynamicInfo &info) {
   LibraryClosure closure = library_closure(context.file, info);
   std::vector<std::string> unresolved;

@@ -1,9 +1,10 @@
 #include "isolation.hpp"
 
+#include "amplifier/process/child.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,72 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStderrTailBytes = 4096;
-
-[[noreturn]] void throw_errno(const char *what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-struct Pipe {
-  int read = -1;
-  int write = -1;
-  Pipe() {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
-    read = fds[0];
-    // Above the standard descriptors and the channel, so dup2 onto them always copies (and so
-    // clears close-on-exec on the child's copy).
-    write = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
-    ::close(fds[1]);
-    if (write < 0) throw_errno("fcntl");
-  }
-  ~Pipe() {
-    close_read();
-    close_write();
-  }
-  void close_read() {
-    if (read >= 0) ::close(read);
-    read = -1;
-  }
-  void close_write() {
-    if (write >= 0) ::close(write);
-    write = -1;
-  }
-};
-
-pid_t spawn_child(const IsolationOptions &options, const Pipe &channel, const Pipe &errors) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, errors.write, 2);
-  posix_spawn_file_actions_adddup2(&actions, channel.write, kChannelFd);
-  posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
-
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<char *> argv, envp;
-  for (const auto &a : options.argv) argv.push_back(const_cast<char *>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto &e : options.environment) envp.push_back(const_cast<char *>(e.c_str()));
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  int error = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) throw std::system_error(error, std::generic_category(), "posix_spawn");
-  return pid;
-}
 
 enum class ReadState { Data, Again, End };
 
@@ -109,16 +44,33 @@ void record_exit(int status, IsolatedRun &run) {
 
 }  // namespace
 
+// Trust: the program is the running `amplifier` itself and the module the one the operator
+// asked `validate` to check.
 IsolatedRun run_isolated(const IsolationOptions &options) {
-  Pipe channel, errors;
-  const pid_t pid = spawn_child(options, channel, errors);
-  channel.close_write();
-  errors.close_write();
+  int channel_fds[2];
+  if (::pipe2(channel_fds, O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  const int channel_read = channel_fds[0];
+  process::Spec spec;
+  spec.argv = options.argv;
+  spec.environment = options.environment;
+  spec.working_dir = options.working_dir;
+  spec.stderr_stream = process::Stream::pipe();
+  spec.extra_descriptors = {{kChannelFd, channel_fds[1]}};
+  process::Child child;
+  try {
+    child = process::Child::spawn(spec);
+  } catch (...) {
+    ::close(channel_fds[0]);
+    ::close(channel_fds[1]);
+    throw;
+  }
+  ::close(channel_fds[1]);
   IsolatedRun run;
   const auto deadline = Clock::now() + options.budget;
   bool exited = false;
   int status = 0;
-  int open_fds[2] = {channel.read, errors.read};  // -1 once at end of file
+  int open_fds[2] = {channel_read, child.stderr_fd()};  // -1 once at end of file
   std::string *sinks[2] = {&run.channel_text, &run.stderr_tail};
   // Read both pipes until the child has exited; its stray descendants may keep the pipes
   // open, so the end of the child, not end of file, ends the wait.
@@ -128,7 +80,7 @@ IsolatedRun run_isolated(const IsolationOptions &options) {
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0 && !run.timed_out) {
       run.timed_out = true;
-      kill(-pid, SIGKILL);
+      child.signal_group(SIGKILL);
     }
     poll(fds, 2, static_cast<int>(std::clamp<long>(left.count(), 0, 50)));
     for (int i = 0; i < 2; ++i)
@@ -136,15 +88,17 @@ IsolatedRun run_isolated(const IsolationOptions &options) {
           drain(open_fds[i], *sinks[i]) == ReadState::End)
         open_fds[i] = -1;
     keep_tail(run.stderr_tail);
-    exited = waitpid(pid, &status, run.timed_out ? 0 : WNOHANG) == pid;
+    exited = child.exited() || run.timed_out;
   }
-  kill(-pid, SIGKILL);  // whatever the check left running
+  child.signal_group(SIGKILL);  // whatever the check left running
+  status = child.wait();
   for (int i = 0; i < 2; ++i) {
     if (open_fds[i] < 0) continue;
     fcntl(open_fds[i], F_SETFL, O_NONBLOCK);
     while (drain(open_fds[i], *sinks[i]) == ReadState::Data) {
     }
   }
+  ::close(channel_read);
   keep_tail(run.stderr_tail);
   record_exit(status, run);
   return run;

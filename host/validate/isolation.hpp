@@ -31,7 +31,7 @@ inline constexpr int kChannelFd = 3;
 
 // Starts the child in a process group of its own, stdin and stdout on /dev/null, waits for
 // it within the budget and kills the whole group afterwards (a tool's stray processes too).
-// Throws std::system_error when the process cannot be started.
+// Throws (process::SpawnError, std::system_error) when the process cannot be started.
 IsolatedRun run_isolated(const IsolationOptions &options);
 
 // "SIGSEGV (Segmentation fault)".

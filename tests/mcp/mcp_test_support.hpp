@@ -5,7 +5,8 @@
 #pragma once
 #include "module_test_support.hpp"
 
-#include "amplifier/module_support/child_process.hpp"
+#include "amplifier/process/child.hpp"
+#include "amplifier/process/environment.hpp"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -21,7 +22,6 @@
 namespace mcptest {
 
 using namespace modtest;
-namespace ms = amplifier::module_support;
 using Clock = std::chrono::steady_clock;
 
 inline fs::path source_path(const std::string &relative) {
@@ -40,7 +40,7 @@ inline std::string everything_js() {
 
 inline std::string node() {
   const char *path = std::getenv("PATH");
-  const fs::path found = ms::find_program("node", path ? path : "");
+  const fs::path found = amplifier::process::find_program("node", path ? path : "");
   REQUIRE_MESSAGE(!found.empty(), "node is not on PATH: run ./scripts/install-test-deps.sh");
   return found.string();
 }
@@ -158,21 +158,22 @@ inline bool accepts_connections(int port) {
 class HttpServer {
  public:
   explicit HttpServer(int port = free_port()) : port_(port) {
-    ms::ChildSpec spec;
+    amplifier::process::Spec spec;
     spec.argv = {"/bin/sh", "-c", "exec \"$0\" \"$1\" streamableHttp >/dev/null 2>&1", node(),
                  everything_js()};
-    spec.env = {{"PORT", std::to_string(port_)}};
-    child_ = std::make_unique<ms::ChildProcess>(spec);
+    spec.environment = amplifier::process::environment_with({{"PORT", std::to_string(port_)}});
+    spec.die_with_host = true;
+    child_ = amplifier::process::Child::spawn(spec);
     REQUIRE_MESSAGE(wait_until([&] { return accepts_connections(port_); }, 20'000ms),
                     "the reference server did not listen on port " << port_);
   }
-  void kill() { child_->stop(200ms); }
+  void kill() { child_.stop(200ms); }
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
 
  private:
   int port_;
-  std::unique_ptr<ms::ChildProcess> child_;
+  amplifier::process::Child child_;
 };
 
 }  // namespace mcptest

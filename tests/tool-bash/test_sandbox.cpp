@@ -407,7 +407,7 @@ TEST_CASE("a sandbox that cannot run refuses the tool by default, saying why") {
   auto missing =
       open_session(ws.plan({{"sandbox", {{"bwrap_path", (ws.dir / "no-bwrap").string()}}}}));
   REQUIRE(missing->load_failures().size() == 1);
-  CHECK(missing->load_failures()[0].error.find("cannot start " + (ws.dir / "no-bwrap").string()) !=
+  CHECK(missing->load_failures()[0].error.find("cannot start '" + (ws.dir / "no-bwrap").string() + "'") !=
         std::string::npos);
   CHECK(missing->load_failures()[0].error.find(
             "No such file or directory (is bubblewrap installed?") != std::string::npos);

@@ -17,14 +17,14 @@ struct SpawnedProcess {
   int output_fd = -1;  // read end of the child's stderr
 };
 
-// Forks and executes `program LIBRARY MAX_MESSAGE_MB` with the socketpair on fd 3, its stderr on a pipe (the
-// host logs each line under the module's name), its stdout the host's own (a display hook
-// writes to the terminal as it would in process),
-// stdin from /dev/null, in a process group of its own (a Ctrl-C at the terminal is the host's
-// to handle), dying with the host (PR_SET_PDEATHSIG), its address space limited when
+// Starts `program LIBRARY MAX_MESSAGE_MB` through the process library (amplifier::process) with
+// the socketpair on fd 3, its stderr on a pipe (the host logs each line under the module's
+// name), its stdout the host's own (a display hook writes to the terminal as it would in
+// process), stdin from /dev/null, in a process group of its own (a Ctrl-C at the terminal is
+// the host's to handle), dying with the host, its address space limited when
 // `memory_limit_mb` is not 0; both ends accept frames up to `max_message_mb` MiB (set by the
-// operator's plan only: agents and serve clients are refused isolation options). Forks from one long-lived thread, because the death signal
-// follows the thread that forked, not the process. Throws std::system_error on failure.
+// operator's plan only: agents and serve clients are refused isolation options). Throws
+// (process::SpawnError, std::system_error) naming the reason.
 SpawnedProcess spawn_module_host(const std::filesystem::path &program,
                                  const std::filesystem::path &library, std::size_t memory_limit_mb,
                                  std::size_t max_message_mb);

@@ -1,20 +1,18 @@
 #include "process_runner.hpp"
 
-#include <dirent.h>
+#include "amplifier/process/child.hpp"
+#include "amplifier/process/environment.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string_view>
 #include <vector>
 
@@ -36,23 +34,14 @@ bool looks_secret(std::string_view name) {
 
 namespace {
 
-// The host's environment minus credentials; the pointers stay valid while `environ` is unchanged.
-std::vector<char *> environment_without_secrets() {
-  std::vector<char *> kept;
+// The host's environment minus credentials.
+std::vector<std::string> environment_without_secrets() {
+  std::vector<std::string> kept;
   for (char **entry = environ; *entry; ++entry) {
     std::string_view text(*entry);
-    if (!tool_bash::looks_secret(text.substr(0, text.find('=')))) kept.push_back(*entry);
+    if (!tool_bash::looks_secret(text.substr(0, text.find('=')))) kept.emplace_back(text);
   }
-  kept.push_back(nullptr);
   return kept;
-}
-
-// `entries` as an envp array (pointing into `entries`).
-std::vector<char *> environment_of(std::vector<std::string> &entries) {
-  std::vector<char *> envp;
-  for (auto &entry : entries) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  return envp;
 }
 
 }  // namespace
@@ -93,34 +82,6 @@ int poll_timeout(milliseconds wait) {
   return static_cast<int>(std::max<milliseconds::rep>(0, wait.count()));
 }
 
-// posix_spawn's attribute and file-action objects, destroyed on scope exit.
-struct SpawnSetup {
-  posix_spawnattr_t attributes;
-  posix_spawn_file_actions_t actions;
-  SpawnSetup() {
-    posix_spawnattr_init(&attributes);
-    posix_spawn_file_actions_init(&actions);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-  }
-};
-
-// The state field and process group of /proc/<pid>/stat, or false when unreadable.
-bool read_stat(const char *pid, char &state, long &group) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%s/stat", pid);
-  std::ifstream in(path);
-  std::string text;
-  if (!std::getline(in, text)) return false;
-  // "pid (comm) state ppid pgrp ..."; comm may contain spaces and ')', so parse after the last.
-  const std::size_t close = text.rfind(')');
-  if (close == std::string::npos) return false;
-  long parent = 0;
-  return std::sscanf(text.c_str() + close + 1, " %c %ld %ld", &state, &parent, &group) == 3;
-}
-
 class CommandRun {
  public:
   CommandRun(const Command &command, const RunLimits &limits, Interrupt &interrupt,
@@ -151,46 +112,31 @@ class CommandRun {
 
  private:
   void spawn() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw SpawnError(std::string("pipe: ") + std::strerror(errno));
-    pipe_.reset(fds[0]);
-    Fd write_end(fds[1]);
-    ::fcntl(pipe_.get(), F_SETFL, O_NONBLOCK);
-
-    SpawnSetup setup;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    // A group of its own (so the whole tree can be signalled), and the default signal
-    // handling the host may have changed (an ignored SIGPIPE would break `yes | head`).
-    // A new session makes a new group as well.
-    const short group = command_.new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setflags(&setup.attributes,
-                             group | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&setup.attributes, 0);
-    posix_spawnattr_setsigmask(&setup.attributes, &none);
-    posix_spawnattr_setsigdefault(&setup.attributes, &all);
-    posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 1);
-    posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 2);
-    posix_spawn_file_actions_addchdir_np(&setup.actions, command_.working_dir.c_str());
-
-    std::vector<std::string> arguments = command_.argv;
-    std::vector<char *> argv;
-    for (auto &argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> chosen = command_.environment.value_or(std::vector<std::string>{});
-    std::vector<char *> env =
-        command_.environment ? environment_of(chosen) : environment_without_secrets();
-    const int error =
-        ::posix_spawnp(&pid_, argv[0], &setup.actions, &setup.attributes, argv.data(), env.data());
-    if (error != 0) {
-      throw SpawnError("cannot start " + command_.argv[0] + " in " + command_.working_dir.string() +
-                       ": " + std::strerror(error));
+    namespace process = amplifier::process;
+    process::Spec spec;
+    // The program is looked up on the host's PATH (the operator's), not on the command's
+    // environment, which may be the sandbox's allow-list.
+    spec.argv = command_.argv;
+    const char *host_path = ::getenv("PATH");
+    if (const auto program = process::find_program(spec.argv[0], host_path ? host_path : "");
+        !program.empty())
+      spec.argv[0] = program.string();
+    spec.environment = command_.environment ? *command_.environment : environment_without_secrets();
+    spec.working_dir = command_.working_dir;
+    spec.stdout_stream = process::Stream::pipe();
+    spec.stderr_stream = process::Stream::as_stdout();
+    spec.grouping = command_.new_session ? process::Grouping::own_session
+                                         : process::Grouping::own_group;
+    try {
+      child_ = process::Child::spawn(spec);
+    } catch (const process::SpawnError &e) {
+      throw SpawnError(e.what());
     }
+    pid_ = child_.pid();
+    pipe_.reset(child_.take_stdout());
     // A pidfd wakes the wait when the shell exits; without one (old kernels) the wait's
     // regular timeout notices it.
-    pidfd_.reset(static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0)));
+    pidfd_.reset(child_.open_pidfd());
   }
 
   bool cancel_requested() const { return interrupt_.triggered() || (host_cancelled_ && host_cancelled_()); }
@@ -248,11 +194,11 @@ class CommandRun {
   void end_group(bool immediately) {
     // Each look reads /proc/<pid>/stat of every process on the machine: a command that ended
     // by itself with nothing left behind (the usual case) is looked at once, not twice.
-    bool alive = process_group_alive(pid_);
+    bool alive = amplifier::process::process_group_alive(pid_);
     if (!immediately && alive) {
       ::kill(-pid_, SIGTERM);
       wait_for_group_death(Clock::now() + limits_.kill_grace);
-      alive = process_group_alive(pid_);
+      alive = amplifier::process::process_group_alive(pid_);
     }
     if (alive || !leader_exited()) {
       ::kill(-pid_, SIGKILL);
@@ -264,7 +210,7 @@ class CommandRun {
   }
 
   void wait_for_group_death(Clock::time_point deadline) {
-    while (process_group_alive(pid_) && Clock::now() < deadline) {
+    while (amplifier::process::process_group_alive(pid_) && Clock::now() < deadline) {
       // Reading meanwhile lets a process that flushes output on SIGTERM finish doing so.
       if (pipe_.open()) {
         pollfd fd{pipe_.get(), POLLIN, 0};
@@ -288,21 +234,16 @@ class CommandRun {
     pipe_.reset();
   }
 
-  // The shell's wait status; when it was reaped elsewhere (SIGCHLD ignored) an exit code of
-  // 255 reports that its real status is unknown.
-  int reap() {
-    int status = 0;
-    for (;;) {
-      if (::waitpid(pid_, &status, 0) >= 0) return status;
-      if (errno != EINTR) return 255 << 8;
-    }
-  }
+  // The shell's wait status; exit code 255 when it was reaped elsewhere (SIGCHLD ignored) and
+  // its real status is unknown.
+  int reap() { return child_.wait(); }
 
   const Command &command_;
   const RunLimits &limits_;
   Interrupt &interrupt_;
   const std::function<bool()> &host_cancelled_;
   OutputCapture output_;
+  amplifier::process::Child child_;
   pid_t pid_ = -1;
   bool leader_exited_ = false;
   Fd pipe_;
@@ -323,26 +264,8 @@ void Interrupt::trigger() noexcept {
   [[maybe_unused]] const ssize_t n = ::write(fd_, &one, sizeof one);
 }
 
-bool process_group_alive(pid_t group) {
-  DIR *proc = ::opendir("/proc");
-  if (!proc) return ::kill(-group, 0) == 0;  // no /proc: zombies count as alive
-  bool alive = false;
-  while (const dirent *entry = ::readdir(proc)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    char state = 0;
-    long member_group = 0;
-    if (read_stat(entry->d_name, state, member_group) && member_group == group &&
-        state != 'Z' && state != 'X') {
-      alive = true;
-      break;
-    }
-  }
-  ::closedir(proc);
-  return alive;
-}
-
 Command shell_command(const std::string &command_line, const std::filesystem::path &working_dir) {
-  return Command{{"/bin/bash", "-c", command_line}, working_dir, false};
+  return Command{{"/bin/bash", "-c", command_line}, working_dir, false, std::nullopt};
 }
 
 RunResult run_command(const Command &command, const RunLimits &limits, Interrupt &interrupt,

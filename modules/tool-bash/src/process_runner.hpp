@@ -1,5 +1,5 @@
 // Running one command to its end: `/bin/bash -c <command>` (or bwrap running it, see
-// sandbox.hpp) in a process group of its own, stdout and stderr captured together through one
+// sandbox.hpp), started by the process library (amplifier::process) in a process group of its own, stdout and stderr captured together through one
 // pipe (interleaved as written, like a terminal shows them), stdin from /dev/null, signal
 // dispositions and mask reset to defaults.
 //
@@ -100,8 +100,5 @@ Command shell_command(const std::string &command_line, const std::filesystem::pa
 // Throws SpawnError when the command cannot be started.
 RunResult run_command(const Command &command, const RunLimits &limits, Interrupt &interrupt,
                       const std::function<bool()> &host_cancelled);
-
-// True while a process other than a zombie belongs to process group `group` (read from /proc).
-bool process_group_alive(pid_t group);
 
 }  // namespace tool_bash

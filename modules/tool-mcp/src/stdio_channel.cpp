@@ -1,5 +1,7 @@
 #include "stdio_channel.hpp"
 
+#include "amplifier/process/environment.hpp"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -60,8 +62,18 @@ void StdioChannel::open(ChannelEvents events) {
   events_ = std::move(events);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
-  ms::ChildSpec spec{config_.command_line, config_.env, config_.working_dir};
-  child_ = std::make_unique<ms::ChildProcess>(spec);  // throws SpawnError with the reason
+  // Trust: the command is the operator's (a plan or settings entry) or a project's .mcp.json
+  // the operator trusted; mcp_config.cpp decides which, before this runs.
+  amplifier::process::Spec spec;
+  spec.argv = config_.command_line;
+  spec.environment = amplifier::process::environment_with(config_.env);
+  spec.working_dir = config_.working_dir;
+  spec.stdin_stream = amplifier::process::Stream::pipe();
+  spec.stdout_stream = amplifier::process::Stream::pipe();
+  spec.stderr_stream = amplifier::process::Stream::pipe();
+  spec.die_with_host = true;
+  // Throws SpawnError with the reason.
+  child_ = std::make_unique<amplifier::process::Child>(amplifier::process::Child::spawn(spec));
   reader_ = std::thread([this] { read_loop(); });
 }
 

@@ -1,11 +1,11 @@
-// The stdio transport: the server is a child process (module_support::ChildProcess: its own
+// The stdio transport: the server is a child process (amplifier::process::Child: its own
 // process group, killed with the host); messages are single lines of JSON on its stdin and
 // stdout. Its stderr is logged line by line, and its last lines say why it died.
 #pragma once
 #include "channel.hpp"
 #include "mcp_config.hpp"
 
-#include "amplifier/module_support/child_process.hpp"
+#include "amplifier/process/child.hpp"
 
 #include <atomic>
 #include <deque>
@@ -23,8 +23,8 @@ class StdioChannel final : public Channel {
   StdioChannel(ServerConfig config, std::size_t max_message_bytes, LogFn log);
   ~StdioChannel() override;
 
-  // Spawns the server. Call it on a thread that lives as long as the server should (see
-  // child_process.hpp on PR_SET_PDEATHSIG).
+  // Spawns the server (any thread: the process library forks children that die with the
+  // host from a thread of its own).
   void open(ChannelEvents events) override;
   void send(std::string message, std::optional<RequestId> id) override;
   void close() override;
@@ -42,7 +42,7 @@ class StdioChannel final : public Channel {
   const std::size_t max_message_bytes_;
   const LogFn log_;
   ChannelEvents events_;
-  std::unique_ptr<amplifier::module_support::ChildProcess> child_;
+  std::unique_ptr<amplifier::process::Child> child_;
   int wake_fd_ = -1;  // an eventfd: close() wakes the reader
   std::thread reader_;
   std::mutex write_mutex_;
