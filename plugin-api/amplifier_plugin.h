@@ -453,6 +453,42 @@ typedef amp_status (*amp_session_spawn_fn)(amp_host *host, amp_str request_json,
 #define AMP_PROC_TOOLS_CHANGED "tools_changed"
 typedef amp_status (*amp_tools_changed_fn)(amp_host *host);
 
+/* One `content_block:delta` event in typed form (1.5): what a typed delta hook receives
+ * instead of the event's JSON. `block_index` is the block's index; `kind` and `text` mean what
+ * they mean for call_delta (amp_delta_kind). `struct_size` is sizeof(amp_hook_delta) as the
+ * host built it: read a field only when struct_size covers it (a later minor may append).
+ * OWNERSHIP: the struct and `text` are borrowed for the call; copy what you keep. */
+typedef struct amp_hook_delta {
+  size_t struct_size;
+  uint32_t block_index;
+  amp_delta_kind kind;
+  amp_str text;
+} amp_hook_delta;
+
+/* A typed delta hook (1.5). It observes: a delta is never denied or modified. Returning
+ * non-AMP_OK marks the handler as failed, as for amp_hook_fn (logged, skipped).
+ * THREADS: as amp_hook_fn: the emitting thread, concurrently for different emits. */
+typedef amp_status (*amp_hook_delta_fn)(void *user_data, const amp_hook_delta *delta);
+
+/* "hook_register_delta" (1.5): registers a handler of `content_block:delta` that takes each
+ * delta typed, so nothing renders JSON for it and it parses none: the form a display or a
+ * recorder of streamed text wants. `on_delta` is called for every delta that has a typed form:
+ * those reported through call_delta or emit_content_delta, and JSON payloads of exactly their
+ * shape ({"block_index":N,"delta":{"type":T,<field>:text}} or {"block_index":N,
+ * "partial_json":text}, other fields ignored), which is what a delta an earlier hook modified
+ * (hooks-redaction's) looks like. Every other delta (reasoning deltas, which are structured,
+ * and payloads of another shape) goes to `on_json` as to a hook_register handler, its result
+ * honoured; with `on_json` NULL they are skipped.
+ * Priority, order among the event's other handlers, and `name` (hook_unregister) are
+ * hook_register's. Returns AMP_INVALID_ARGUMENT when `on_delta` is NULL.
+ * OWNERSHIP: `name` copied; `user_data` as hook_register's (valid until unregistered).
+ * THREADS: any thread; the handlers run on the emitting thread. A module behind `isolation:
+ * process` gets each typed delta as one request, in order with the event's other handlers. */
+#define AMP_PROC_HOOK_REGISTER_DELTA "hook_register_delta"
+typedef amp_status (*amp_hook_register_delta_fn)(amp_host *host, int32_t priority, amp_str name,
+                                                 amp_hook_delta_fn on_delta, amp_hook_fn on_json,
+                                                 void *user_data);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Functions modules implement, one table per kind                                            */
 /*                                                                                            */

@@ -87,6 +87,7 @@ struct HostProcs {
   std::atomic<amp_work_submit_fn> work_submit{nullptr};
   std::atomic<amp_session_spawn_fn> session_spawn{nullptr};  // 1.3
   std::atomic<amp_tools_changed_fn> tools_changed{nullptr};
+  std::atomic<amp_hook_register_delta_fn> hook_register_delta{nullptr};  // 1.5
 };
 
 inline HostProcs &host_procs() noexcept {
@@ -116,6 +117,8 @@ inline void resolve_host_procs(const amp_host_api *api) noexcept {
                             release);
   procs.tools_changed.store(host_proc<amp_tools_changed_fn>(api, AMP_PROC_TOOLS_CHANGED),
                             release);
+  procs.hook_register_delta.store(
+      host_proc<amp_hook_register_delta_fn>(api, AMP_PROC_HOOK_REGISTER_DELTA), release);
 }
 
 // Thrown by Host helpers when the host answers with an error status.
@@ -163,6 +166,18 @@ class Host {
   amp_status hook_register(std::string_view event, int32_t priority, std::string_view name,
                            amp_hook_fn fn, void *user_data) const noexcept {
     return api_->hook_register(h_, to_amp(event), priority, to_amp(name), fn, user_data);
+  }
+  // A content_block:delta handler that takes each delta typed (ABI 1.5, "hook_register_delta"
+  // in amplifier_plugin.h): `on_delta` for the deltas with a typed form, `on_json` (may be
+  // null) for the others. On an older host every delta goes to `on_json` through
+  // hook_register (AMP_UNSUPPORTED when it is null). unregister by `name`.
+  amp_status hook_register_delta(int32_t priority, std::string_view name,
+                                 amp_hook_delta_fn on_delta, amp_hook_fn on_json,
+                                 void *user_data) const noexcept {
+    if (auto fn = host_procs().hook_register_delta.load(std::memory_order_acquire))
+      return fn(h_, priority, to_amp(name), on_delta, on_json, user_data);
+    if (!on_json) return AMP_UNSUPPORTED;
+    return hook_register("content_block:delta", priority, name, on_json, user_data);
   }
   amp_status hook_unregister(std::string_view name) const noexcept {
     return api_->hook_unregister(h_, to_amp(name));

@@ -45,18 +45,9 @@ void append_event_json(std::string &line, HookEvent &event) {
 }
 
 std::string_view answer_text_delta(HookEvent &event) {
-  if (const HookEvent::Delta *delta = event.delta())
-    return delta->kind == AMP_DELTA_TEXT ? delta->text : std::string_view();
-  // A payload a hook replaced: read it from the JSON.
-  const boost::json::object &data = event.data();
-  auto *value_of_delta = data.if_contains("delta");
-  auto *fields = value_of_delta && value_of_delta->is_object() ? &value_of_delta->as_object()
-                                                               : nullptr;
-  auto *type = fields ? fields->if_contains("type") : nullptr;
-  auto *value = fields ? fields->if_contains("text") : nullptr;
-  if (type && type->is_string() && type->as_string() == "text" && value && value->is_string())
-    return value->as_string();
-  return {};
+  // The typed delta, or one read from a payload a hook replaced.
+  const auto delta = event.typed_delta();
+  return delta && delta->kind == AMP_DELTA_TEXT ? delta->text : std::string_view();
 }
 
 std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::milliseconds delay) {

@@ -58,6 +58,8 @@ class ModuleProcess final : public Channel::Handler {
   amp_status config_get(std::string_view key, amp_writer *out);
   amp_status hook_register(amp_str event, int32_t priority, amp_str name, amp_hook_fn fn,
                            void *user_data);
+  amp_status hook_register_delta(int32_t priority, amp_str name, amp_hook_delta_fn on_delta,
+                                 amp_hook_fn on_json, void *user_data);
   amp_status contribute(amp_str channel, amp_str name, amp_contributor_fn fn, void *user_data);
   amp_status start_call(Fn fn, amp_str target, amp_str payload, const amp_call_sink *sink,
                         amp_call_id *out_call);
@@ -90,6 +92,7 @@ class ModuleProcess final : public Channel::Handler {
   std::mutex mutex_;
   std::uint64_t next_id_ = 1;
   std::unordered_map<std::uint64_t, std::pair<amp_hook_fn, void *>> hooks_;
+  std::unordered_map<std::uint64_t, std::pair<amp_hook_delta_fn, void *>> delta_hooks_;
   std::unordered_map<std::uint64_t, std::pair<amp_contributor_fn, void *>> contributors_;
   std::unordered_map<std::uint64_t, amp_call_sink> sinks_;
   std::unordered_map<amp_call_id, amp_cancel_level> served_;  // calls in flight, their level
@@ -220,6 +223,11 @@ amp_status api_session_spawn(amp_host *, amp_str request, const amp_call_sink *s
 }
 amp_status api_tools_changed(amp_host *) {
   return to_status(g_process->forward(Message(Fn::tools_changed)).a);
+}
+amp_status api_hook_register_delta(amp_host *, int32_t priority, amp_str name,
+                                   amp_hook_delta_fn on_delta, amp_hook_fn on_json,
+                                   void *user_data) {
+  return g_process->hook_register_delta(priority, name, on_delta, on_json, user_data);
 }
 
 // Every function plugin-api/abi.json describes, under its own name: one missing here, or of
@@ -352,6 +360,20 @@ Reply ModuleProcess::call_module(const Frame &frame) {
       auto event = frame.string(0), data = frame.string(1);
       status = hook.first(hook.second, amp_str{event.data(), event.size()},
                           amp_str{data.data(), data.size()}, &out);
+      break;
+    }
+    case Fn::hook_delta_invoke: {
+      std::pair<amp_hook_delta_fn, void *> hook{};
+      {
+        std::lock_guard lock(mutex_);
+        if (auto it = delta_hooks_.find(frame.a); it != delta_hooks_.end()) hook = it->second;
+      }
+      if (!hook.first) return Reply{AMP_OK, 0, ""};  // unregistered meanwhile
+      const auto text = frame.string(0);
+      const amp_hook_delta delta{sizeof(amp_hook_delta), delta_index(frame.c),
+                                 static_cast<amp_delta_kind>(delta_kind(frame.c)),
+                                 amp_str{text.data(), text.size()}};
+      status = hook.first(hook.second, &delta);
       break;
     }
     case Fn::contributor_invoke: {
@@ -572,6 +594,30 @@ amp_status ModuleProcess::hook_register(amp_str event, int32_t priority, amp_str
                                 std::uint64_t(std::uint32_t(priority)), id));
   if (reply.a != AMP_OK) {
     std::lock_guard lock(mutex_);
+    hooks_.erase(id);
+  }
+  return to_status(reply.a);
+}
+
+// A typed delta hook: registered with the host as one (a = priority, b = its id here, c = 1
+// when it has a JSON handler too); the host sends each typed delta as hook_delta_invoke and
+// any other delta as hook_invoke, both under this id.
+amp_status ModuleProcess::hook_register_delta(int32_t priority, amp_str name,
+                                              amp_hook_delta_fn on_delta, amp_hook_fn on_json,
+                                              void *user_data) {
+  if (!on_delta) return AMP_INVALID_ARGUMENT;
+  std::uint64_t id;
+  {
+    std::lock_guard lock(mutex_);
+    id = next_id_++;
+    delta_hooks_[id] = {on_delta, user_data};
+    if (on_json) hooks_[id] = {on_json, user_data};
+  }
+  Reply reply = forward(Message(Fn::hook_register_delta, {from_amp(name)},
+                                std::uint64_t(std::uint32_t(priority)), id, on_json ? 1 : 0));
+  if (reply.a != AMP_OK) {
+    std::lock_guard lock(mutex_);
+    delta_hooks_.erase(id);
     hooks_.erase(id);
   }
   return to_status(reply.a);

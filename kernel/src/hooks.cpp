@@ -279,6 +279,33 @@ std::string_view HookEvent::data_json() {
   return text;
 }
 
+std::optional<HookEvent::Delta> HookEvent::typed_delta() {
+  if (has_delta_) return delta_;
+  const json::object &payload = data();
+  const json::value *index = payload.if_contains("block_index");
+  if (!index || !index->is_number()) return std::nullopt;
+  json::error_code ec;
+  const auto block = index->to_number<std::uint32_t>(ec);
+  if (ec) return std::nullopt;
+  const json::value *delta = payload.if_contains("delta");
+  if (!delta) {
+    const json::value *fragment = payload.if_contains("partial_json");
+    if (!fragment || !fragment->is_string()) return std::nullopt;
+    return Delta{block, AMP_DELTA_TOOL_INPUT, fragment->get_string()};
+  }
+  if (!delta->is_object()) return std::nullopt;
+  const json::value *type = delta->get_object().if_contains("type");
+  if (!type || !type->is_string()) return std::nullopt;
+  for (amp_delta_kind kind : {AMP_DELTA_TEXT, AMP_DELTA_THINKING, AMP_DELTA_SIGNATURE,
+                              AMP_DELTA_REDACTED_THINKING}) {
+    if (type->get_string() != amp::sdk::json::delta_type(kind)) continue;
+    const json::value *text = delta->get_object().if_contains(amp::sdk::json::delta_field(kind));
+    if (!text || !text->is_string()) return std::nullopt;
+    return Delta{block, kind, text->get_string()};
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Folds handler results, in handler order, into `combined` (the caller's return value, so

@@ -1,6 +1,7 @@
 // The amp_host_api table: the C functions modules call. Each one validates its arguments,
 // translates to the coordinator, and never lets an exception cross back into module code.
 #include "amplifier/coordinator.hpp"
+#include "amplifier/events.hpp"
 #include "amplifier/log.hpp"
 #include "amplifier_sdk_json.hpp"
 #include "amplifier/worker_pool.hpp"
@@ -137,31 +138,36 @@ amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *r
   });
 }
 
+// Calls a module's JSON hook handler with the event's payload as JSON text (rendered once per
+// emit for every module hook) and reads back its HookResult.
+std::optional<HookResult> run_json_hook(amp_hook_fn handler, void *user_data,
+                                        const std::string &label, HookEvent &event) {
+  const std::string_view payload = event.data_json();
+  const std::string_view name = event.name();
+  std::string reply;
+  amp_writer writer{&reply, [](amp_writer *w, const char *d, size_t n) {
+                      static_cast<std::string *>(w->host_data)->append(d, n);
+                    }};
+  amp_status s = handler(user_data, amp_str{name.data(), name.size()},
+                         amp_str{payload.data(), payload.size()}, &writer);
+  if (s != AMP_OK)
+    throw std::runtime_error(fmt::format("hook '{}' failed with status {}", label, to_string(s)));
+  if (reply.empty()) return std::nullopt;
+  boost::json::error_code ec;
+  auto v = boost::json::parse(reply, ec, {}, kernel_parse_options());
+  if (ec) throw std::runtime_error(fmt::format("hook '{}' returned invalid JSON", label));
+  return HookResult::from_json(v);
+}
+
 amp_status api_hook_register(amp_host *h, amp_str event, int32_t priority, amp_str name,
                              amp_hook_fn handler, void *user_data) {
   return guard(h, "hook_register", [&](Coordinator &c, MountedModule &self) {
     if (!handler || event.len == 0) return AMP_INVALID_ARGUMENT;
     std::string label = name.len ? std::string(view(name)) : std::string(self.id());
-    // The handler holds the module's library so its code stays mapped while registered. It
-    // reads the payload as JSON text, rendered once per emit for every module hook.
+    // The handler holds the module's library so its code stays mapped while registered.
     auto library_guard = self.module;
-    HookEventHandler bridge = [handler, user_data, library_guard, label](
-                                  HookEvent &event) -> std::optional<HookResult> {
-      const std::string_view payload = event.data_json();
-      const std::string_view name = event.name();
-      std::string reply;
-      amp_writer writer{&reply, [](amp_writer *w, const char *d, size_t n) {
-                          static_cast<std::string *>(w->host_data)->append(d, n);
-                        }};
-      amp_status s = handler(user_data, amp_str{name.data(), name.size()},
-                             amp_str{payload.data(), payload.size()}, &writer);
-      if (s != AMP_OK)
-        throw std::runtime_error(fmt::format("hook '{}' failed with status {}", label, to_string(s)));
-      if (reply.empty()) return std::nullopt;
-      boost::json::error_code ec;
-      auto v = boost::json::parse(reply, ec, {}, kernel_parse_options());
-      if (ec) throw std::runtime_error(fmt::format("hook '{}' returned invalid JSON", label));
-      return HookResult::from_json(v);
+    HookEventHandler bridge = [handler, user_data, library_guard, label](HookEvent &event) {
+      return run_json_hook(handler, user_data, label, event);
     };
     c.hooks().register_event_handler(std::string(view(event)), std::move(bridge), priority,
                                      label, self.owner_id);
@@ -424,6 +430,36 @@ amp_status api_session_spawn(amp_host *h, amp_str request_json, const amp_call_s
 amp_status api_tools_changed(amp_host *h) {
   return guard(h, "tools_changed", [&](Coordinator &c, MountedModule &self) {
     c.refresh_tools(self);
+    return AMP_OK;
+  });
+}
+
+// ---- ABI 1.5 ----------------------------------------------------------------------------
+
+// A typed delta hook: the delta as it was reported (or read from a payload of its shape) goes
+// to `on_delta` with no JSON rendered or parsed; any other delta goes to `on_json`, if any.
+amp_status api_hook_register_delta(amp_host *h, int32_t priority, amp_str name,
+                                   amp_hook_delta_fn on_delta, amp_hook_fn on_json,
+                                   void *user_data) {
+  return guard(h, "hook_register_delta", [&](Coordinator &c, MountedModule &self) {
+    if (!on_delta) return AMP_INVALID_ARGUMENT;
+    std::string label = name.len ? std::string(view(name)) : std::string(self.id());
+    auto library_guard = self.module;
+    HookEventHandler bridge = [on_delta, on_json, user_data, library_guard,
+                               label](HookEvent &event) -> std::optional<HookResult> {
+      if (const auto delta = event.typed_delta()) {
+        const amp_hook_delta typed{sizeof(amp_hook_delta), delta->index, delta->kind,
+                                   amp_str{delta->text.data(), delta->text.size()}};
+        if (const amp_status s = on_delta(user_data, &typed); s != AMP_OK)
+          throw std::runtime_error(
+              fmt::format("hook '{}' failed with status {}", label, to_string(s)));
+        return std::nullopt;
+      }
+      if (!on_json) return std::nullopt;
+      return run_json_hook(on_json, user_data, label, event);
+    };
+    c.hooks().register_event_handler(std::string(events::kContentBlockDelta), std::move(bridge),
+                                     priority, label, self.owner_id);
     return AMP_OK;
   });
 }

@@ -502,3 +502,62 @@ tools:
   CHECK(isolated.find(R"("session_spawn":true)") != std::string::npos);
   CHECK(isolated.find(R"("tools_changed":true)") != std::string::npos);
 }
+
+// ABI 1.5's typed delta hook (hook_register_delta), through hooks-test-deltas, which writes
+// down each delta it is given: the same lines in process and behind `isolation: process`.
+TEST_CASE("a typed delta hook gets every delta typed, a modified one too, and the rest as JSON") {
+  struct Variant {
+    bool rewrite;
+    bool json_fallback;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Variant> variants = {
+      {false, true,
+       {"registered 0", "typed 3 1 h\xc3\xa9llo \"q\"", "typed 1 4 {\"a\":", "typed 2 2 hm",
+        "json reasoning", "typed 5 1 bye"}},
+      // An earlier hook modified each text delta: the typed hook gets the modified text.
+      {true, true,
+       {"registered 0", "typed 3 1 REWRITTEN:h\xc3\xa9llo \"q\"", "typed 1 4 {\"a\":",
+        "typed 2 2 hm", "json reasoning", "typed 5 1 REWRITTEN:bye"}},
+      // No JSON handler: the reasoning delta is not given to the module at all.
+      {false, false,
+       {"registered 0", "typed 3 1 h\xc3\xa9llo \"q\"", "typed 1 4 {\"a\":", "typed 2 2 hm",
+        "typed 5 1 bye"}},
+  };
+  for (const std::string isolation : {"in_process", "process"}) {
+    for (const Variant &variant : variants) {
+      CAPTURE(isolation);
+      CAPTURE(variant.rewrite);
+      CAPTURE(variant.json_fallback);
+      Scratch scratch;
+      const std::string record = scratch.path("deltas.txt");
+      auto session = make_session(
+          "session: {orchestrator: loop-basic, context: context-simple}\n"
+          "hooks:\n"
+          "  - module: hooks-test-deltas\n"
+          "    isolation: " + isolation + "\n" +
+          "    config: {record: '" + record + "', rewrite: " + (variant.rewrite ? "true" : "false") +
+          ", json_fallback: " + (variant.json_fallback ? "true" : "false") + "}\n");
+      session->initialize();
+      REQUIRE(session->load_failures().empty());
+      auto &hooks = session->hooks();
+      hooks.emit_content_delta(3, AMP_DELTA_TEXT, "h\xc3\xa9llo \"q\"");
+      hooks.emit_content_delta(1, AMP_DELTA_TOOL_INPUT, "{\"a\":");
+      // JSON payloads of a typed delta's shape (a 1.1 module's), and a reasoning delta.
+      hooks.notify("content_block:delta",
+                   json::object{{"block_index", 2},
+                                {"delta", json::object{{"type", "thinking"}, {"thinking", "hm"}}}});
+      hooks.notify("content_block:delta",
+                   json::object{{"block_index", 4},
+                                {"delta", json::object{{"type", "reasoning"},
+                                                       {"summary", json::array{}}}}});
+      hooks.notify("content_block:delta",
+                   json::object{{"block_index", 5},
+                                {"delta", json::object{{"type", "text"}, {"text", "bye"}}}});
+      std::ifstream in(record);
+      std::vector<std::string> lines;
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+      CHECK(lines == variant.expected);
+    }
+  }
+}

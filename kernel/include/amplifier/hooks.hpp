@@ -88,6 +88,12 @@ class HookEvent {
   std::string_view data_json();
   // The typed delta this event was emitted from, while no handler has replaced the payload.
   const Delta *delta() const noexcept { return has_delta_ ? &delta_ : nullptr; }
+  // The payload as a typed delta: the one it was emitted from, or read from a JSON payload of
+  // exactly a typed delta's shape ({"block_index":N,"delta":{"type":T,<field>:text}} or
+  // {"block_index":N,"partial_json":text}; other members ignored), such as one a hook
+  // modified. nullopt for any other payload (a reasoning delta, another event). The text
+  // points into the event: valid while it lives and no handler replaces the payload.
+  std::optional<Delta> typed_delta();
   // True while session_id and timestamp are the registry's own (the emitter did not set them
   // and no handler replaced the payload): then session_id() and timestamp() are the values
   // the payload holds, at no cost.

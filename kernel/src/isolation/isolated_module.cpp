@@ -61,6 +61,8 @@ struct Relay {
   std::string key;  // event or channel
   std::string name;
   std::int32_t priority = 0;
+  bool typed = false;          // a typed delta hook (hook_register_delta)
+  bool json_fallback = false;  // ... with a JSON handler for the other deltas
   std::atomic<std::uint64_t> generation{0};
   std::atomic<std::uint64_t> child_id{0};
   bool removed = false;  // guarded by the owner's mutex
@@ -188,6 +190,7 @@ class IsolatedModule final : public std::enable_shared_from_this<IsolatedModule>
   amp_status call_into(const Message &message, amp_writer *out, std::string *why = nullptr);
   void start_call(Fn fn, amp_call_id call, std::initializer_list<std::string_view> args);
   void cancel(amp_call_id call, amp_cancel_level level);
+  amp_status invoke_delta(Relay &relay, const amp_hook_delta &delta);
   amp_status invoke(Relay &relay, Fn fn, std::string_view event, std::string_view data,
                     amp_writer *out);
 
@@ -223,6 +226,7 @@ class IsolatedModule final : public std::enable_shared_from_this<IsolatedModule>
   amp_hook_has_handlers_fn hook_has_handlers_ = nullptr;
   amp_session_spawn_fn session_spawn_ = nullptr;
   amp_tools_changed_fn tools_changed_ = nullptr;
+  amp_hook_register_delta_fn hook_register_delta_ = nullptr;
 
   enum class State { running, starting, down, stopped };
   std::mutex mutex_;
@@ -338,6 +342,10 @@ const void *kind_table(amp_module_kind kind) {
 amp_status relay_hook(void *user_data, amp_str event, amp_str data, amp_writer *result) {
   auto &relay = *static_cast<Relay *>(user_data);
   return relay.owner->invoke(relay, Fn::hook_invoke, from_amp(event), from_amp(data), result);
+}
+amp_status relay_hook_delta(void *user_data, const amp_hook_delta *delta) {
+  auto &relay = *static_cast<Relay *>(user_data);
+  return relay.owner->invoke_delta(relay, *delta);
 }
 amp_status relay_contributor(void *user_data, amp_writer *out) {
   auto &relay = *static_cast<Relay *>(user_data);
@@ -508,6 +516,8 @@ std::shared_ptr<const LoadedModule> IsolatedModule::start() {
       reinterpret_cast<amp_hook_has_handlers_fn>(api.get_proc(AMP_PROC_HOOK_HAS_HANDLERS));
   session_spawn_ = reinterpret_cast<amp_session_spawn_fn>(api.get_proc(AMP_PROC_SESSION_SPAWN));
   tools_changed_ = reinterpret_cast<amp_tools_changed_fn>(api.get_proc(AMP_PROC_TOOLS_CHANGED));
+  hook_register_delta_ =
+      reinterpret_cast<amp_hook_register_delta_fn>(api.get_proc(AMP_PROC_HOOK_REGISTER_DELTA));
   {
     std::lock_guard lock(mutex_);
     child_ = std::move(child);
@@ -778,6 +788,24 @@ amp_status IsolatedModule::invoke(Relay &relay, Fn fn, std::string_view event,
   return AMP_ERROR;
 }
 
+// One typed delta to the process's handler: a request, not a notification, so the handler has
+// run before the event's next handler does (and before the block's end reaches it). A delta
+// is never denied, so a handler that cannot run is logged, required or not.
+amp_status IsolatedModule::invoke_delta(Relay &relay, const amp_hook_delta &delta) {
+  std::string failure;
+  if (auto child = running_child(failure)) {
+    if (relay.generation.load() != child->generation()) return AMP_OK;
+    auto outcome = request(child, Message(Fn::hook_delta_invoke, {from_amp(delta.text)},
+                                          relay.child_id.load(), 0,
+                                          pack_delta(delta.block_index, std::uint32_t(delta.kind))));
+    if (auto *reply = std::get_if<Reply>(&outcome)) return static_cast<amp_status>(reply->a);
+    failure = std::get<std::string>(outcome);
+  }
+  log(LogLevel::Error, kIsolationLog,
+      fmt::format("hook '{}' could not run: {}", relay.name, failure));
+  return AMP_ERROR;
+}
+
 // ---- IsolatedModule: what the process asks of the host ---------------------------------
 
 bool IsolatedModule::take_served(amp_call_id call, std::uint64_t generation) {
@@ -818,6 +846,7 @@ bool IsolatedModule::serves(amp_call_id call, std::uint64_t generation) {
   case Fn::context_vtable_set:                                                                 \
   case Fn::context_vtable_clear:                                                               \
   case Fn::hook_invoke:                                                                        \
+  case Fn::hook_delta_invoke:                                                                  \
   case Fn::contributor_invoke:                                                                 \
   case Fn::sink_event:                                                                         \
   case Fn::sink_delta:                                                                         \
@@ -872,6 +901,7 @@ void IsolatedModule::handle_notify(Child &child, const Frame &frame) {
     case Fn::hook_has_handlers:
     case Fn::session_spawn:
     case Fn::tools_changed:
+    case Fn::hook_register_delta:
     AMP_NOT_FROM_A_MODULE:
       break;
   }
@@ -892,6 +922,7 @@ Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
     case Fn::emit:
       return answer(api.emit(host_, to_amp(s0), to_amp(s1), frame.c ? &out : nullptr));
     case Fn::hook_register:
+    case Fn::hook_register_delta:
     case Fn::channel_contribute:
       return register_relay(child, frame.fn, frame);
     case Fn::hook_unregister:
@@ -947,15 +978,22 @@ Reply IsolatedModule::handle_request(Child &child, const Frame &frame) {
 // A hook handler or contributor of the process: bound to the relay a previous process of the
 // module registered under the same key, or registered with the host through a new relay.
 Reply IsolatedModule::register_relay(Child &child, Fn fn, const Frame &frame) {
-  const bool hook = fn == Fn::hook_register;
-  const std::string key(frame.string(0)), name(frame.string(1));
+  const bool typed = fn == Fn::hook_register_delta;
+  const bool hook = fn == Fn::hook_register || typed;
+  // A typed delta hook says only its name: its event is content_block:delta.
+  const std::string key(typed ? std::string("content_block:delta") : std::string(frame.string(0)));
+  const std::string name(frame.string(typed ? 0 : 1));
   const auto priority = hook ? static_cast<std::int32_t>(std::uint32_t(frame.a)) : 0;
+  const bool json_fallback = typed && frame.c != 0;
+  if (typed && !hook_register_delta_) return Reply{std::uint64_t(AMP_UNSUPPORTED), 0, ""};
   Relay *relay = nullptr;
   {
     std::lock_guard lock(mutex_);
     for (auto &existing : relays_)
       if (!existing->removed && existing->key == key && existing->name == name &&
-          existing->priority == priority && existing->generation.load() < child.generation()) {
+          existing->priority == priority && existing->typed == typed &&
+          existing->json_fallback == json_fallback &&
+          existing->generation.load() < child.generation()) {
         existing->child_id.store(frame.b);
         existing->generation.store(child.generation());
         return Reply{AMP_OK, 0, ""};
@@ -966,13 +1004,18 @@ Reply IsolatedModule::register_relay(Child &child, Fn fn, const Frame &frame) {
     relay->key = key;
     relay->name = name;
     relay->priority = priority;
+    relay->typed = typed;
+    relay->json_fallback = json_fallback;
     relay->child_id.store(frame.b);
     relay->generation.store(child.generation());
   }
-  amp_status status = hook ? host_api().hook_register(host_, to_amp(key), priority, to_amp(name),
-                                                      &relay_hook, relay)
-                           : host_api().channel_contribute(host_, to_amp(key), to_amp(name),
-                                                           &relay_contributor, relay);
+  amp_status status =
+      typed ? hook_register_delta_(host_, priority, to_amp(name), &relay_hook_delta,
+                                   json_fallback ? &relay_hook : nullptr, relay)
+      : hook ? host_api().hook_register(host_, to_amp(key), priority, to_amp(name), &relay_hook,
+                                        relay)
+             : host_api().channel_contribute(host_, to_amp(key), to_amp(name), &relay_contributor,
+                                             relay);
   if (status != AMP_OK) {
     std::lock_guard lock(mutex_);
     relay->removed = true;

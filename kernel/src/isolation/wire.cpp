@@ -127,6 +127,7 @@ const char *to_string(Fn fn) {
     case Fn::context_vtable_clear:
       return "clear";
     case Fn::hook_invoke:
+    case Fn::hook_delta_invoke:
       return "hook handler";
     case Fn::contributor_invoke:
       return "contributor";

@@ -63,6 +63,7 @@ enum class Fn : std::uint16_t {
   sink_event,          // notify: a = child sink id, b = call, [event_json]
   sink_delta,          // notify: a = child sink id, b = call, c = pack_delta, [text]
   sink_finish,         // notify: a = child sink id, b = call, c = status, [payload_json]
+  hook_delta_invoke,   // request: a = child handler id, c = pack_delta, [text]; reply a = status
   // --- child -> host: the host API (generated from abi.json, in its order) -------------------
   // How each carries its arguments:
   //   log                  notify: a = level, [message]
@@ -93,6 +94,8 @@ enum class Fn : std::uint16_t {
   //   emit_content_delta   notify: c = pack_delta, [text]
   //   hook_has_handlers    request: [event]; reply a = 0 | 1
   //   tools_changed        request; reply a = status
+  //   hook_register_delta  request: a = priority (int32 bits), b = child handler id, c = 1 when
+  //                        it has a JSON handler too, [name]
   host_api_codes = 39,
   AMP_ABI_HOST_FUNCTIONS(AMP_WIRE_HOST_FUNCTION_CODE)
   AMP_ABI_HOST_PROCS(AMP_WIRE_HOST_PROC_CODE)
@@ -103,7 +106,7 @@ enum class Fn : std::uint16_t {
 // code, a frame's layout or an argument's meaning changes). The process sends it in its hello;
 // the host refuses a process that says another (an amplifier-module-host from another build).
 // hello and load_failed keep their codes (1 and 2) for ever, so a mismatch is always heard.
-inline constexpr std::uint64_t kWireRevision = 1;
+inline constexpr std::uint64_t kWireRevision = 2;
 inline constexpr std::uint64_t kWireIdentity = AMP_ABI_DESCRIPTION_DIGEST ^ kWireRevision;
 
 // Stream reports: sent in batches, without waiting for each to reach the socket (Channel).

@@ -186,6 +186,23 @@ struct Display::State {
     else if (type == "text") close_thinking();
   }
 
+  // A delta in typed form (what nearly every delta is): text and thinking are shown; a
+  // signature, redacted data or tool input (the call is shown at tool:pre) is not.
+  void typed_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+    if (kind == AMP_DELTA_TEXT) {
+      close_thinking();
+      emit(text);
+    } else if (kind == AMP_DELTA_THINKING && options.show_thinking) {
+      open_thinking();
+      thinking(text);
+    } else {
+      return;
+    }
+    // The key block_start and block_end make of the same index (its JSON text).
+    streamed_blocks[std::to_string(index)] = true;
+  }
+
+  // A delta that came as JSON: a reasoning delta, or one of another shape.
   void block_delta(const json::object &data) {
     const json::object *delta = object_at(data, "delta");
     if (!delta) return;  // a tool_input partial_json: the call is shown at tool:pre
@@ -347,6 +364,13 @@ Display::~Display() {
   });
   timer_gone.get_future().wait();
   executor_.reset();
+}
+
+void Display::handle_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text) {
+  State &s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.stop_spinner();
+  s.typed_delta(index, kind, text);
 }
 
 void Display::handle(std::string_view event, const json::object &data) {

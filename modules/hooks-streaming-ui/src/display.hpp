@@ -25,6 +25,7 @@
 #include "terminal.hpp"
 
 #include "amplifier/module_support/background_executor.hpp"
+#include "amplifier_plugin.h"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
@@ -54,6 +55,9 @@ class Display {
   Display &operator=(const Display &) = delete;
 
   void handle(std::string_view event, const boost::json::object &data);
+  // One content_block:delta in typed form (ABI 1.5 hook_register_delta): what handle() does
+  // with the same delta's JSON, without it.
+  void handle_delta(std::uint32_t index, amp_delta_kind kind, std::string_view text);
 
   // The event names handle() reacts to.
   static const std::vector<std::string> &events();

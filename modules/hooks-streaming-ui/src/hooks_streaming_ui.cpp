@@ -46,9 +46,14 @@ class StreamingUiHook final : public amp::sdk::HookModule {
  public:
   StreamingUiHook(amp::sdk::Host host, std::string_view config_json)
       : HookModule(host), display_(read_config(host, config_json)) {
-    // Last: once registered, the host may call the handler with `this` at any time.
+    // Last: once registered, the host may call the handler with `this` at any time. Deltas,
+    // the stream's hot path, come typed: no JSON is rendered for this hook nor parsed by it
+    // (only reasoning deltas, which are structured, still come as JSON).
     for (const auto &event : Display::events()) {
-      const amp_status status = host.hook_register(event, kHandlerPriority, kHandlerName, &on_event, this);
+      const amp_status status =
+          event == "content_block:delta"
+              ? host.hook_register_delta(kHandlerPriority, kHandlerName, &on_delta, &on_event, this)
+              : host.hook_register(event, kHandlerPriority, kHandlerName, &on_event, this);
       if (status != AMP_OK) {
         host.hook_unregister(kHandlerName);
         throw std::runtime_error("hooks-streaming-ui: registering for " + event + " failed (status " +
@@ -58,6 +63,18 @@ class StreamingUiHook final : public amp::sdk::HookModule {
   }
 
  private:
+  static amp_status on_delta(void *self, const amp_hook_delta *delta) noexcept {
+    auto *hook = static_cast<StreamingUiHook *>(self);
+    try {
+      hook->display_.handle_delta(delta->block_index, delta->kind, amp::sdk::from_amp(delta->text));
+      return AMP_OK;
+    } catch (const std::exception &e) {
+      if (!hook->failure_warned_.exchange(true))
+        hook->host().warn(std::string("hooks-streaming-ui: could not show an event: ") + e.what());
+    }
+    return AMP_ERROR;
+  }
+
   static amp_status on_event(void *self, amp_str event, amp_str data_json, amp_writer *) noexcept {
     auto *hook = static_cast<StreamingUiHook *>(self);
     try {
