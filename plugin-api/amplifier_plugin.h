@@ -243,7 +243,10 @@ typedef struct amp_host_api {
   amp_status (*config_get)(amp_host *host, amp_str key, amp_writer *out);
 
   /* Writes {"session_id","parent_id","mount_name"} of the session the instance is mounted
-   * in, and "labels" (an object) when the host attached some to the session. */
+   * in, "labels" (an object) when the host attached some to the session, and (1.5)
+   * "workspace": {"folder": PATH, "confined": true} when the host confined the session to a
+   * folder: a module that touches files or runs commands then works in that folder and never
+   * outside it, whatever its config says (tool-filesystem and tool-bash do). */
   amp_status (*session_info)(amp_host *host, amp_writer *out);
 
   /* --- Events and hooks ---------------------------------------------------------------- */

@@ -25,12 +25,6 @@ HostChildPolicy::HostChildPolicy(std::function<void(Session &)> attach, std::fil
     : attach_(std::move(attach)), cwd_(std::move(cwd)) {}
 
 ChildSetup HostChildPolicy::setup(const MountPlan &parent_plan, const SpawnRequest &request) {
-  ChildSetup setup = plan_child(parent_plan, request);
-  if (confine_) confine_(setup.plan);
-  return setup;
-}
-
-ChildSetup HostChildPolicy::plan_child(const MountPlan &parent_plan, const SpawnRequest &request) {
   ChildSetup setup;
   setup.agent = request.agent;
   if (request.agent == "self") {

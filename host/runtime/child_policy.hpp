@@ -18,17 +18,12 @@ class HostChildPolicy : public ChildSessionPolicy {
   // `attach` runs for every child before it starts (event output, say); may be empty.
   explicit HostChildPolicy(std::function<void(Session &)> attach,
                            std::filesystem::path cwd = std::filesystem::current_path());
-  // Applied to every child plan last, over whatever the agent said: serve confines its
-  // sessions' children to the session's folder as it confines the sessions.
-  void confine_with(std::function<void(MountPlan &)> confine) { confine_ = std::move(confine); }
   ChildSetup setup(const MountPlan &parent_plan, const SpawnRequest &request) override;
   void prepare(Session &child) override;
   void check_resumed(Session &child) override;
 
  private:
-  ChildSetup plan_child(const MountPlan &parent_plan, const SpawnRequest &request);
   std::function<void(Session &)> attach_;
-  std::function<void(MountPlan &)> confine_;
   std::filesystem::path cwd_;
 };
 

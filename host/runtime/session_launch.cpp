@@ -5,34 +5,14 @@
 
 #include "amplifier/coordinator.hpp"
 
-#include <boost/json/array.hpp>
-
 namespace amplifier::host {
 namespace fs = std::filesystem;
-namespace json = boost::json;
-
-void confine_tools(MountPlan &plan, const fs::path &dir) {
-  const json::array here{"."};
-  for (auto &tool : plan.tools) {
-    if (tool.module == "tool-filesystem") {
-      tool.config["working_dir"] = dir.string();
-      tool.config["allowed_read_paths"] = here;
-      tool.config["allowed_write_paths"] = here;
-    } else if (tool.module == "tool-bash") {
-      tool.config["working_dir"] = dir.string();
-      tool.config["allowed_paths"] = here;
-    }
-  }
-}
 
 std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
   const fs::path folder = options.folder ? *options.folder : fs::current_path();
   auto children =
       std::make_shared<HostChildPolicy>(std::move(options.attach_to_children), folder);
-  if (options.confine_to_folder) {
-    confine_tools(plan, folder);
-    children->confine_with([folder](MountPlan &child) { confine_tools(child, folder); });
-  }
+  if (options.confine_to_folder) options.session.confined_to = fs::absolute(folder);
   options.session.child_policy = std::move(children);
   auto session = std::make_unique<Session>(std::move(plan), options.session);
   if (options.approvals_at_terminal) {

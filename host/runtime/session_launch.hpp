@@ -18,7 +18,8 @@ struct LaunchOptions {
   // serve's per-session folder); never taken from a plan or a client.
   std::optional<std::filesystem::path> folder;
   // Keeps the tools that touch files or run commands inside `folder`, for the session and
-  // every child it delegates to, whatever their plans say (serve's sessions).
+  // every child it delegates to, whatever their plans say (serve's sessions): the kernel's
+  // SessionOptions::confined_to, which the tools read from the session themselves.
   bool confine_to_folder = false;
   // Asks the person at the terminal when a hook wants approval (run, chat). Without it an
   // approval waits for whoever installs a handler on the coordinator (serve's clients).
@@ -30,10 +31,5 @@ struct LaunchOptions {
 // A session for `plan`, not yet initialised: the caller attaches its output to the hooks,
 // then calls initialize().
 std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options);
-
-// Confines the plan's tool-filesystem and tool-bash to `dir`: their working directory, and
-// "." as every allowed path, whatever the plan said. (The one place the host names modules'
-// config keys; a session-level working folder the tools read for themselves would remove it.)
-void confine_tools(MountPlan &plan, const std::filesystem::path &dir);
 
 }  // namespace amplifier::host

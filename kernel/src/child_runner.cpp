@@ -57,6 +57,7 @@ void ChildRunner::spawn(Session &parent, std::string request_json,
   job->options.module_path = parent.options().module_path;
   job->options.child_policy = policy_;
   job->options.depth = depth;
+  job->options.confined_to = parent.options().confined_to;  // a child never leaves the folder
   if (!job->options.resumed && request.context_depth != SpawnRequest::ContextDepth::none)
     job->parent_messages = parent.coordinator().context_messages();
   job->request = std::move(request);

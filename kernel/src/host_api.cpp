@@ -92,6 +92,8 @@ amp_status api_session_info(amp_host *h, amp_writer *out) {
                              {"parent_id", c.parent_id()},
                              {"mount_name", self.mount_name}};
     if (!c.labels().empty()) info["labels"] = c.labels();
+    if (const auto &folder = c.confinement())
+      info["workspace"] = boost::json::object{{"folder", folder->string()}, {"confined", true}};
     write_json(out, info);
     return AMP_OK;
   });

@@ -102,6 +102,7 @@ struct Session::Impl {
     coordinator = std::make_unique<Coordinator>(hooks, cancellation, options.session_id,
                                                 options.parent_id);
     coordinator->set_labels(options.labels);
+    coordinator->set_confinement(options.confined_to);
   }
 
   // Lets the session's modules spawn children (amp_host_api "session_spawn"), whose

@@ -13,7 +13,10 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <unistd.h>
 
 namespace json = boost::json;
 using namespace std::chrono_literals;
@@ -147,4 +150,72 @@ TEST_CASE("a delegate tool behind isolation: process starts its child as one in 
     CHECK(output.find("child done") != std::string::npos);
     CHECK(output.find("cannot start sub-sessions") == std::string::npos);
   }
+}
+
+// Confinement is the kernel's: the operator's host confines a session (serve does), and the
+// file and command tools read that from the session, over their plan's config. The untrusted
+// party is the plan (a client's or an agent's overlay) that widens their config to "/", and
+// the model that asks for a file or a folder outside; a delegated child is confined the same.
+TEST_CASE("a confined session keeps its file and command tools in its folder, over their config, and so do its children") {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("amp-confined-" + std::to_string(::getpid()));
+  const auto inside = root / "inside", outside = root / "outside";
+  std::filesystem::create_directories(inside);
+  std::filesystem::create_directories(outside);
+  std::ofstream(inside / "mine.txt") << "in the folder";
+  std::ofstream(outside / "secret.txt") << "outside the folder";
+  const std::string secret = (outside / "secret.txt").string();
+  const std::string calls =
+      "[{name: read_file, input: {path: '" + secret + "'}}, {name: read_file, input: {path: "
+      "mine.txt}}, {name: bash, input: {command: pwd}}, {name: bash, input: {command: pwd, "
+      "working_dir: '" + outside.string() + "'}}]";
+  const std::string plan = R"(session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+    config: {responses: [{tool_calls: )" + calls + R"(}, {tool_calls: [{name: delegate, input: {agent: self, instruction: "work"}}]}, {text: "parent done"}]}
+tools:
+  - {module: tool-delegate}
+  - {module: tool-filesystem, config: {working_dir: "/", allowed_read_paths: ["/"], allowed_write_paths: ["/"]}}
+  - {module: tool-bash, config: {working_dir: "/", allowed_paths: ["/"]}}
+)";
+  auto children = std::make_shared<ScriptedChildren>("[{tool_calls: " + calls + "}, {text: done}]");
+  std::mutex mutex;
+  std::vector<std::string> parent_results, child_results;
+  auto record = [&mutex](std::vector<std::string> &into) {
+    return [&mutex, &into](std::string_view, const json::object &data) {
+      std::lock_guard lock(mutex);
+      if (data.at("tool_name") != "delegate") into.push_back(json::serialize(data.at("result")));
+      return amplifier::HookResult{};
+    };
+  };
+  children->on_child = [&](amplifier::Session &child) {
+    child.hooks().register_handler("tool:post", record(child_results));
+  };
+  amplifier::SessionOptions options;
+  options.module_path = {AMP_MODULE_DIR};
+  options.child_policy = children;
+  options.confined_to = inside;
+  amplifier::Session parent(amplifier::parse_mount_plan(plan, "test-plan"), options);
+  parent.hooks().register_handler("tool:post", record(parent_results));
+  parent.initialize();
+  REQUIRE(parent.load_failures().empty());
+  CHECK(parent.execute("go").status == "success");
+
+  // The calls of one response run at once: their results come in any order.
+  for (const auto *results : {&parent_results, &child_results}) {
+    REQUIRE(results->size() == 4);
+    std::string all;
+    for (const auto &line : *results) all += line + "\n";
+    INFO(all);
+    CHECK(all.find("outside the folder") == std::string::npos);  // never read
+    CHECK(all.find("Access denied: '" + secret + "' is outside the allowed read paths (" +
+                   inside.string() + ")") != std::string::npos);
+    CHECK(all.find("in the folder") != std::string::npos);
+    CHECK(all.find(inside.string() + "\\nExit code: 0") != std::string::npos);  // bash's pwd
+    CHECK(all.find("Access denied: '" + outside.string() +
+                   "' is outside the allowed bash working directory paths") != std::string::npos);
+  }
+  std::filesystem::remove_all(root);
 }

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 
 #include <cstdint>
 #include <functional>
@@ -118,6 +119,9 @@ class Coordinator {
   // SessionOptions::labels, given before anything is mounted (session_info reports them).
   void set_labels(boost::json::object labels) { labels_ = std::move(labels); }
   const boost::json::object &labels() const { return labels_; }
+  // SessionOptions::confined_to, given before anything is mounted (session_info's "workspace").
+  void set_confinement(std::optional<std::filesystem::path> folder) { confined_to_ = std::move(folder); }
+  const std::optional<std::filesystem::path> &confinement() const { return confined_to_; }
 
   // --- Mounting ------------------------------------------------------------------------
   // Creates an instance of `module` and mounts it at `mount_point`. Throws ModuleLoadError
@@ -240,6 +244,7 @@ class Coordinator {
   std::string session_id_;
   std::string parent_id_;
   boost::json::object labels_;
+  std::optional<std::filesystem::path> confined_to_;
   std::vector<std::unique_ptr<MountedModule>> mounted_;
   MountedModule *orchestrator_ = nullptr;
   MountedModule *context_ = nullptr;

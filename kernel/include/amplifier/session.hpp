@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -40,6 +41,11 @@ struct SessionOptions {
   // a context that stores sessions records them with the session (serve: the plan and the
   // client's metadata, so another server reopens it on the same plan).
   boost::json::object labels;
+  // The folder the session is confined to: its tools work there and never outside it
+  // (session_info's "workspace"; tool-filesystem and tool-bash read it at create, over their
+  // config). Its children are confined to the same folder. Trust: set by the operator's host
+  // (serve's sessions, by design); nothing a module, a model or a client sends reaches it.
+  std::optional<std::filesystem::path> confined_to;
 };
 
 // A module that could not be mounted (also announced as module:load_failed).

@@ -16,6 +16,19 @@ std::string session_id_of(const amp::sdk::Host &host) {
   return std::string(id->get_string());
 }
 
+std::optional<std::filesystem::path> confined_folder_of(const amp::sdk::Host &host) {
+  const boost::json::object info = parse_json_object(host.session_info(), "session_info");
+  const auto *workspace = info.if_contains("workspace");
+  if (!workspace) return std::nullopt;
+  const auto *fields = workspace->if_object();
+  const auto *folder = fields ? fields->if_contains("folder") : nullptr;
+  const auto *confined = fields ? fields->if_contains("confined") : nullptr;
+  if (!folder || !folder->is_string() || folder->get_string().empty())
+    throw std::runtime_error("session_info's workspace has no folder");
+  if (!confined || !confined->is_bool() || !confined->get_bool()) return std::nullopt;
+  return std::filesystem::path(std::string(folder->get_string()));
+}
+
 std::string now_iso8601() {
   using namespace std::chrono;
   const auto now = system_clock::now();

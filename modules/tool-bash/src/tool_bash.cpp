@@ -24,6 +24,7 @@
 // command synchronously inside execute. cancel() may come from any thread; the running calls
 // are found through a mutex-guarded map.
 #include "amplifier/module_support/command_match.hpp"
+#include "amplifier/module_support/session_facts.hpp"
 #include "amplifier/module_support/path_policy.hpp"
 #include "process_runner.hpp"
 #include "sandbox.hpp"
@@ -71,6 +72,12 @@ BashConfig read_config(const amp::sdk::Host &host, std::string_view config_json)
   config.working_dir =
       fs::absolute(ms::expand_home(reader.get_string("working_dir", fs::current_path().string())));
   config.allowed_paths = reader.get_string_list("allowed_paths", {"."});
+  // A session the host confined to a folder (serve's): commands run there and nowhere else,
+  // whatever the plan's config said (the sandbox's paths are resolved against it too).
+  if (const auto folder = ms::confined_folder_of(host)) {
+    config.working_dir = *folder;
+    config.allowed_paths = {"."};
+  }
   config.allow = reader.get_string_list("allow", {});
   config.deny = reader.get_string_list("deny", {});
   config.max_timeout_seconds = reader.get_number("max_timeout_seconds", config.max_timeout_seconds, 0.001, 86'400);

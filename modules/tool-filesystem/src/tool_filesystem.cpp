@@ -14,6 +14,7 @@
 // writes of one file each land whole (atomic rename); the later one wins.
 #include "amplifier/module_support/file_tools.hpp"
 #include "path_glob.hpp"
+#include "amplifier/module_support/session_facts.hpp"
 #include "amplifier/module_support/path_policy.hpp"
 #include "search_tools.hpp"
 #include "write_tools.hpp"
@@ -48,6 +49,12 @@ FilesystemConfig read_config(const amp::sdk::Host &host, std::string_view config
   config.working_dir = fs::absolute(ms::expand_home(working_dir));
   config.allowed_read_paths = reader.get_string_list("allowed_read_paths", {"."});
   config.allowed_write_paths = reader.get_string_list("allowed_write_paths", {"."});
+  // A session the host confined to a folder (serve's): that folder and nothing else, whatever
+  // the plan's config said.
+  if (const auto folder = ms::confined_folder_of(host)) {
+    config.working_dir = *folder;
+    config.allowed_read_paths = config.allowed_write_paths = {"."};
+  }
   reader.warn_unknown_keys(host);
   std::error_code ec;
   if (!fs::is_directory(config.working_dir, ec)) {

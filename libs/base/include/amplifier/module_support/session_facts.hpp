@@ -2,12 +2,21 @@
 #pragma once
 #include "amplifier_sdk.hpp"
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 namespace amplifier::module_support {
 
 // The session id from the host's session_info. Throws std::runtime_error when it is missing.
 std::string session_id_of(const amp::sdk::Host &host);
+
+// The folder the host confined the session to (session_info's "workspace", ABI 1.5), or
+// nullopt when it is not confined. A tool that touches files or runs commands works there and
+// never outside it, over its own config: the operator's host decides it, not the plan. Throws
+// (amp::sdk::HostError, std::runtime_error) when the host cannot say: a tool must not start
+// unconfined by mistake.
+std::optional<std::filesystem::path> confined_folder_of(const amp::sdk::Host &host);
 
 // Now, as ISO 8601 UTC with milliseconds (like the host's event timestamps).
 std::string now_iso8601();
