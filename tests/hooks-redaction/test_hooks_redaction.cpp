@@ -97,7 +97,7 @@ TEST_CASE("a secret split across stream deltas is redacted in what later hooks a
   }, 500);
   const std::string half = kKey.substr(0, 16);
   const std::string rest = kKey.substr(16);
-  for (const std::string piece : {std::string("I will use "), half, rest, std::string(" now.")})
+  for (const std::string &piece : {std::string("I will use "), half, rest, std::string(" now.")})
     session->hooks().emit("content_block:delta",
                           json::object{{"block_index", 1}, {"delta", {{"type", "thinking"}, {"thinking", piece}}}});
   session->hooks().emit("content_block:end",

@@ -74,7 +74,7 @@ class EventRecorder {
  public:
   void emit(const json::object &event) {
     assembler_.feed(event);
-    events_.push_back(StreamStep{json::serialize(event)});
+    events_.push_back(StreamStep{json::serialize(event), 0, AMP_DELTA_TEXT, {}});
   }
   void delta(std::size_t index, amp_delta_kind kind, std::string_view text) {
     assembler_.feed_delta(index, kind, text);
@@ -82,7 +82,8 @@ class EventRecorder {
   }
   void end_block(std::size_t index) {
     const amplifier::ContentBlock *block = assembler_.feed(amplifier::stream::block_end(index));
-    events_.push_back(StreamStep{json::serialize(amplifier::stream::block_end(index, *block))});
+    events_.push_back(
+        StreamStep{json::serialize(amplifier::stream::block_end(index, *block)), 0, AMP_DELTA_TEXT, {}});
   }
   amplifier::ChatResponse finish() { return assembler_.finish(); }
   std::vector<StreamStep> take_events() { return std::move(events_); }
