@@ -1,4 +1,4 @@
-/* The layouts of ABI 1.0 to 1.4 as released, on LP64 (64-bit Linux, macOS): where each field
+/* The layouts of ABI 1.0 to 1.5 as released, on LP64 (64-bit Linux, macOS): where each field
  * of each struct is (offset, size), and how large each struct was in each minor (what a table
  * of that minor carries in struct_size). A module built against any of these minors reads
  * exactly these bytes, so they may never change: test_abi_frozen.cpp compares the header and
@@ -10,7 +10,7 @@
 #define AMP_TEST_ABI_FROZEN_LAYOUTS_H
 
 /* The newest minor frozen here. */
-#define AMP_ABI_FROZEN_MINOR 4
+#define AMP_ABI_FROZEN_MINOR 5
 
 /* O(type, field, offset, size) */
 #define AMP_ABI_FROZEN_OFFSETS(O) \
@@ -82,7 +82,11 @@
   O(amp_module_descriptor, session_ready, 56, 8) \
   O(amp_module_descriptor, destroy, 64, 8) \
   O(amp_module_descriptor, kind_table, 72, 8) \
-  O(amp_module_descriptor, min_host_minor, 80, 4)
+  O(amp_module_descriptor, min_host_minor, 80, 4) \
+  O(amp_hook_delta, struct_size, 0, 8) \
+  O(amp_hook_delta, block_index, 8, 4) \
+  O(amp_hook_delta, kind, 12, 4) \
+  O(amp_hook_delta, text, 16, 16)
 
 /* Z(type, minor, size) */
 #define AMP_ABI_FROZEN_SIZES(Z) \
@@ -135,6 +139,17 @@
   Z(amp_writer, 1, 16) \
   Z(amp_writer, 2, 16) \
   Z(amp_writer, 3, 16) \
-  Z(amp_writer, 4, 16)
+  Z(amp_writer, 4, 16) \
+  Z(amp_call_sink, 5, 40) \
+  Z(amp_context_vtable, 5, 56) \
+  Z(amp_hook_vtable, 5, 8) \
+  Z(amp_host_api, 5, 216) \
+  Z(amp_module_descriptor, 5, 88) \
+  Z(amp_orchestrator_vtable, 5, 24) \
+  Z(amp_provider_vtable, 5, 40) \
+  Z(amp_str, 5, 16) \
+  Z(amp_tool_vtable, 5, 32) \
+  Z(amp_writer, 5, 16) \
+  Z(amp_hook_delta, 5, 32)
 
 #endif /* AMP_TEST_ABI_FROZEN_LAYOUTS_H */
