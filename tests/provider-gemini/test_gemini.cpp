@@ -273,6 +273,8 @@ TEST_CASE(
         signature = part.at("thoughtSignature").as_string();
   CHECK(model_parts[1].at("thoughtSignature").as_string() == signature);
   CHECK(model_parts[1].at("functionCall") == json::parse(R"({"name":"now","args":{}})"));
+  // The recorded call had no id: none is made up for Gemini, on the call or on its answer.
+  CHECK(!contents[2].at("parts").at(0).at("functionResponse").as_object().contains("id"));
   CHECK(requests[1].body.find(signature) != std::string::npos);
   CHECK(contents[2].at("parts").at(0).at("functionResponse").at("name") == "now");
 }
@@ -503,8 +505,11 @@ TEST_CASE("requests like the recorded ones: systemInstruction, thinkingBudget, i
       body_for(R"({"api_key":"k","thinking_budget":50})",
                R"({"messages":[{"role":"user","content":"why is the sky blue?"}],
                                                 "max_output_tokens":200})");
-  CHECK(ours_budget.at("generationConfig").at("thinkingConfig") ==
-        budget.at("generationConfig").at("thinkingConfig"));
+  // The recorded request set the budget alone; ours also asks for the thoughts (the default for
+  // a model that thinks, gemini-2.5-flash here), or none would stream.
+  CHECK(ours_budget.at("generationConfig").at("thinkingConfig").at("thinkingBudget") ==
+        budget.at("generationConfig").at("thinkingConfig").at("thinkingBudget"));
+  CHECK(ours_budget.at("generationConfig").at("thinkingConfig").at("includeThoughts") == true);
   CHECK(ours_budget.at("generationConfig").at("maxOutputTokens") ==
         budget.at("generationConfig").at("maxOutputTokens"));
 
@@ -513,4 +518,58 @@ TEST_CASE("requests like the recorded ones: systemInstruction, thinkingBudget, i
                                               R"({"messages":[{"role":"user","content":"x"}]})");
   CHECK(ours_thoughts.at("generationConfig").at("thinkingConfig") ==
         thoughts.at("generationConfig").at("thinkingConfig"));
+}
+
+TEST_CASE("a functionCall's id goes back on the call and on its functionResponse") {
+  const std::string call_chunk =
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":)"
+      R"({"name":"now","args":{"tz":"UTC"},"id":"fc-7Qx2"}}]},"finishReason":"STOP"}],)"
+      R"("usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":3,"totalTokenCount":12}})";
+  loopback::LoopbackServer server;
+  server.enqueue(sse_body("data: " + call_chunk + "\r\n\r\n"));
+  server.enqueue(sse_body(fixture("gemini_stream_text_recorded_firebase.sse")));
+  auto session = open_session(plan(gemini_config(server.base_url())));
+  CHECK(session->execute("What time is it?").status == "success");
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 2);
+  const json::object second = body_of(requests[1]);
+  const json::array &contents = second.at("contents").as_array();
+  REQUIRE(contents.size() == 3);
+  CHECK(contents[1].at("parts").at(0).at("functionCall") ==
+        json::parse(R"({"name":"now","args":{"tz":"UTC"},"id":"fc-7Qx2"})"));
+  const json::object &answer = contents[2].at("parts").at(0).at("functionResponse").as_object();
+  CHECK(answer.at("id") == "fc-7Qx2");
+  CHECK(answer.at("name") == "now");
+}
+
+TEST_CASE("thoughts are asked for by default of a model that thinks, and only of one") {
+  auto thinking_config = [](std::string_view config_text, std::string_view model) {
+    const json::object body =
+        gemini::map_request(chat_request(R"({"model":")" + std::string(model) +
+                                         R"(","messages":[{"role":"user","content":"x"}]})"),
+                            read_config(config_text))
+            .body;
+    const json::value *generation = body.if_contains("generationConfig");
+    const json::value *thinking =
+        generation ? generation->as_object().if_contains("thinkingConfig") : nullptr;
+    return thinking ? json::serialize(*thinking) : std::string("none");
+  };
+  CHECK(thinking_config(R"({"api_key":"k"})", "gemini-2.5-flash") == R"({"includeThoughts":true})");
+  CHECK(thinking_config(R"({"api_key":"k"})", "models/gemini-2.5-pro") ==
+        R"({"includeThoughts":true})");
+  CHECK(thinking_config(R"({"api_key":"k"})", "gemini-3-pro-preview") ==
+        R"({"includeThoughts":true})");
+  CHECK(thinking_config(R"({"api_key":"k"})", "gemini-2.0-flash-thinking-exp") ==
+        R"({"includeThoughts":true})");
+  // Models that do not think take no thinkingConfig at all.
+  CHECK(thinking_config(R"({"api_key":"k"})", "gemini-2.0-flash") == "none");
+  CHECK(thinking_config(R"({"api_key":"k"})", "gemini-1.5-pro") == "none");
+  // Thinking switched off: nothing to show, so nothing asked.
+  CHECK(thinking_config(R"({"api_key":"k","thinking_budget":0})", "gemini-2.5-flash") ==
+        R"({"thinkingBudget":0})");
+  // The config decides when it says.
+  CHECK(thinking_config(R"({"api_key":"k","include_thoughts":false})", "gemini-2.5-flash") ==
+        R"({"includeThoughts":false})");
+  CHECK(thinking_config(R"({"api_key":"k","include_thoughts":true})", "gemini-2.0-flash") ==
+        R"({"includeThoughts":true})");
 }

@@ -2,6 +2,17 @@
 
 namespace gemini {
 
+bool model_thinks(std::string_view model) {
+  if (model.starts_with("models/")) model.remove_prefix(7);
+  if (model.find("thinking") != std::string_view::npos) return true;
+  if (!model.starts_with("gemini-")) return false;
+  model.remove_prefix(7);
+  // gemini-2.5-*, gemini-3*, and later majors; not 1.x, 2.0.
+  const char major = model.empty() ? '0' : model[0];
+  if (major >= '3' && major <= '9') return true;
+  return model.starts_with("2.5");
+}
+
 namespace ms = amplifier::module_support;
 namespace provider = amplifier::provider;
 

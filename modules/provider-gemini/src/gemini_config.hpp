@@ -19,6 +19,14 @@ inline constexpr std::string_view kDefaultModel = "gemini-2.5-flash";
 inline constexpr std::string_view kReasoningField = "thought";
 // Where a part's thoughtSignature rides on the block made of it.
 inline constexpr std::string_view kSignatureKey = "thought_signature";
+// Marks a tool call whose id is Gemini's own (a functionCall part's `id`), so it goes back on
+// the functionCall and its functionResponse; an id Gemini did not give (we make one when it
+// gives none) is never sent.
+inline constexpr std::string_view kVendorIdKey = "gemini_function_call_id";
+
+// Whether `model` thinks (Gemini 2.5 and later, and the *-thinking-* models): only these take
+// a thinkingConfig, and only with includeThoughts do their thought parts stream.
+bool model_thinks(std::string_view model);
 
 struct GeminiConfig : amplifier::provider::HttpConfig {
   std::string api_key;  // sent as x-goog-api-key, never in the URL

@@ -7,6 +7,7 @@
 #include "amplifier/provider/tools.hpp"
 #include "amplifier/provider/conversation.hpp"
 
+#include <set>
 #include <boost/json/parse.hpp>
 
 namespace gemini {
@@ -36,6 +37,11 @@ json::object response_object(const std::string &output) {
   return json::object{{"result", output}};
 }
 
+bool carries_vendor_id(const amplifier::ToolCallBlock &call) {
+  const json::value *marked = call.extra.if_contains(kVendorIdKey);
+  return marked && marked->is_bool() && marked->get_bool() && !call.id.empty();
+}
+
 class ContentMapper final : public amplifier::provider::ConversationWalker {
  public:
   explicit ContentMapper(DegradationLog &degradations)
@@ -45,6 +51,8 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
   std::string system;
 
  private:
+  std::set<std::string> vendor_ids_;  // calls whose id is Gemini's own
+
   void on_system(const std::string &text) override {
     system += (system.empty() ? "" : "\n\n") + text;
   }
@@ -100,8 +108,12 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
           if (th->signature && !th->signature->empty()) part["thoughtSignature"] = *th->signature;
           parts.push_back(std::move(part));
         } else if (const auto *call = amplifier::block_as<amplifier::ToolCallBlock>(block)) {
-          json::object part{
-              {"functionCall", json::object{{"name", call->name}, {"args", call->input}}}};
+          json::object function{{"name", call->name}, {"args", call->input}};
+          if (carries_vendor_id(*call)) {
+            function["id"] = call->id;
+            vendor_ids_.insert(call->id);
+          }
+          json::object part{{"functionCall", std::move(function)}};
           sign(part, call->extra);
           parts.push_back(std::move(part));
           call_made(*call);
@@ -117,10 +129,13 @@ class ContentMapper final : public amplifier::provider::ConversationWalker {
   // Every result of the model turn in one user content, in call order.
   void on_results(std::vector<ToolResultSequencer::Result> results) override {
     json::array parts;
-    for (auto &result : results)
-      parts.push_back(json::object{
-          {"functionResponse", json::object{{"name", result.tool_name},
-                                            {"response", response_object(result.output)}}}});
+    for (auto &result : results) {
+      json::object response{{"name", result.tool_name},
+                            {"response", response_object(result.output)}};
+      // The answer to a call Gemini named names it back.
+      if (vendor_ids_.contains(result.call_id)) response["id"] = result.call_id;
+      parts.push_back(json::object{{"functionResponse", std::move(response)}});
+    }
     contents.push_back(json::object{{"role", "user"}, {"parts", std::move(parts)}});
   }
 };
@@ -203,7 +218,11 @@ MappedRequest map_request(const amplifier::ChatRequest &request, const GeminiCon
         request.stop->is_string() ? json::value(json::array{*request.stop}) : *request.stop;
   json::object thinking;
   if (config.thinking_budget) thinking["thinkingBudget"] = *config.thinking_budget;
-  if (config.include_thoughts) thinking["includeThoughts"] = *config.include_thoughts;
+  // Thought parts stream only when asked for: asked by default of a model that thinks (and is
+  // allowed to), as the README promises thinking is shown; `include_thoughts` overrides.
+  const bool thinks = model_thinks(mapped.model) && config.thinking_budget.value_or(-1) != 0;
+  if (const bool include = config.include_thoughts.value_or(thinks); include || config.include_thoughts)
+    thinking["includeThoughts"] = include;
   if (!thinking.empty()) {
     mapped.thinking = config.thinking_budget.value_or(-1) != 0;
     generation["thinkingConfig"] = std::move(thinking);

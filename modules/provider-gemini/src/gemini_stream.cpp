@@ -119,10 +119,12 @@ void GeminiTranslator::function_call(const json::object &part) {
   saw_call_ = true;
   const json::object *call = object_at(part, "functionCall");
   std::string id(call ? string_at(*call, "id") : std::string_view());
+  const bool vendor_id = !id.empty();
   // The API gives none: stable per response.
   if (id.empty()) id = "call_" + std::to_string(blocks_.next_index());
   const std::string name(call ? string_at(*call, "name") : std::string_view());
   amplifier::ToolCallBlock block{id, name, {}, std::nullopt, {}};
+  if (vendor_id) block.extra[kVendorIdKey] = true;  // sent back (gemini_request.cpp)
   if (const json::object *args = call ? object_at(*call, "args") : nullptr) block.input = *args;
   if (auto signature = string_at(part, "thoughtSignature"); !signature.empty())
     block.extra[kSignatureKey] = signature;
