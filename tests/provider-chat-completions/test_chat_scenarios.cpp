@@ -2,6 +2,7 @@
 // across one-byte chunks, retries and their waits, auth failure, a server that refuses
 // stream_options, errors mid-stream and before [DONE], extra headers and body, list_models.
 #include "chat_test_support.hpp"
+#include "log_capture.hpp"
 
 #include "amplifier_sdk.hpp"
 
@@ -141,6 +142,38 @@ TEST_CASE(
   REQUIRE(server.requests().size() == 2);
   CHECK(request_body(server.requests()[0]).contains("stream_options"));
   CHECK(!request_body(server.requests()[1]).contains("stream_options"));
+}
+
+TEST_CASE(
+    "a refused field is never silent: the request sent again has its own llm:request, and the "
+    "degradation is an event, a warning and the answer's metadata") {
+  amp_test::LogCapture log;
+  loopback::LoopbackServer server;
+  server.enqueue(error_response(400, "Unrecognized request argument supplied: stream_options"));
+  server.enqueue(sse_body(text_stream({"fine"})));
+  auto session = open_session(chat_plan(chat_config(server.base_url())));
+  amp_test::EventRecorder events(session->hooks());
+  const auto turn = session->execute("hi");
+  REQUIRE(turn.status == "success");
+  REQUIRE(server.requests().size() == 2);
+
+  const auto requests = events.named("llm:request");
+  REQUIRE(requests.size() == 2);
+  CHECK(!requests[0].data.contains("resent"));
+  CHECK(std::string(requests[1].data.at("resent").at("reason").as_string())
+            .find("the server refused stream_options") != std::string::npos);
+
+  const auto degraded = events.named("provider:degraded");
+  REQUIRE(degraded.size() == 1);
+  CHECK(degraded[0].data.at("provider") == "provider-chat-completions");
+  CHECK(degraded[0].data.at("degradations").at(0).at("feature") == "stream_options");
+  CHECK(log.containing("the server refused stream_options").size() == 1);
+
+  // The stored answer keeps it.
+  const json::array messages = json::parse(session->coordinator().context_messages()).as_array();
+  const json::object &answer = messages.back().as_object();
+  CHECK(answer.at("role") == "assistant");
+  CHECK(answer.at("metadata").at("degradations").at(0).at("feature") == "stream_options");
 }
 
 TEST_CASE(

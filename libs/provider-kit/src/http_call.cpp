@@ -16,6 +16,8 @@ namespace {
 constexpr std::string_view kProviderRetry = "provider:retry";
 constexpr std::string_view kLlmRequest = "llm:request";
 constexpr std::string_view kLlmResponse = "llm:response";
+// What a call could not do as asked, reported as it ends: {provider, model, degradations}.
+constexpr std::string_view kProviderDegraded = "provider:degraded";
 
 std::size_t array_size(const json::object &object, std::string_view key) {
   const json::value *value = object.if_contains(key);
@@ -39,6 +41,21 @@ void HttpProviderCall::announce(const json::object &body, std::string_view items
                                        identity_.secret));
   }
   started_at_ = std::chrono::steady_clock::now();
+}
+
+void HttpProviderCall::resend(transport::HttpClient &client, const json::object &body,
+                              std::string_view items_key, std::string_view reason,
+                              transport::CallSpec spec) {
+  if (identity_.host.has_hook_handlers(kLlmRequest)) {
+    const RequestSummary summary{
+        identity_.provider,          identity_.model,           wire_.stream,
+        array_size(body, items_key), array_size(body, "tools"), wire_.reasoning};
+    json::object payload = llm_request_payload(summary, identity_.raw, wire_.url, wire_.headers,
+                                               body, identity_.secret);
+    payload["resent"] = json::object{{"reason", reason}};
+    notify_or_warn(identity_.host, kLlmRequest, payload);
+  }
+  start_exchange(client, std::move(spec));
 }
 
 transport::CallSpec HttpProviderCall::post(std::string body) const {
@@ -167,6 +184,16 @@ void HttpProviderCall::report_retry(const transport::RetryNotice &notice) const 
 
 void HttpProviderCall::finish_ok(amplifier::ChatResponse response, int status) {
   report_response(status, &response, nullptr);
+  // Never silent: what the call could not do as asked is an event (and rides on the response,
+  // which the orchestrator keeps in the message's metadata).
+  if (!response.degradations.empty() && identity_.host.has_hook_handlers(kProviderDegraded)) {
+    json::array list;
+    for (const auto &degradation : response.degradations) list.push_back(amplifier::to_json(degradation));
+    notify_or_warn(identity_.host, kProviderDegraded,
+                   json::object{{"provider", identity_.provider},
+                                {"model", identity_.model},
+                                {"degradations", std::move(list)}});
+  }
   // Each form of a long answer is let go as soon as the next exists: at most two are alive.
   json::value payload = amplifier::to_json(response);
   response = {};

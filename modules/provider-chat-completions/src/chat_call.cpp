@@ -88,15 +88,15 @@ void ChatCall::on_complete(transport::CallResult result) {
   keep_response_headers(result.head.headers);  // the last response's, an error's included
   if (result.error) {
     if (const std::string field = refused_field(*result.error); !field.empty()) {
-      // Asked once more without it; the answer says what was left out.
+      // Asked once more without it: its own llm:request, a warning, and the degradation on
+      // the answer (provider:degraded, the message's metadata).
       mapped_.body.erase(field);
+      const std::string reason = "the server refused " + field + ": " + result.error->message;
       mapped_.degradations.push_back(
-          amplifier::Degradation{field,
-                                 "the server refused " + field + ": " + result.error->message,
-                                 std::string("sent without it"),
-                                 {}});
+          amplifier::Degradation{field, reason, std::string("sent without it"), {}});
+      identity().host.warn(std::string(kModuleId) + ": " + reason + "; sent again without it");
       translator_.reset();
-      return start_exchange(*client_, spec());
+      return resend(*client_, mapped_.body, "messages", reason, spec());
     }
     return finish_error(std::move(*result.error), status);
   }

@@ -67,6 +67,13 @@ json::object assistant_message(json::object response_json,
   json::object message{{"role", "assistant"}, {"content", std::move(content)}};
   if (auto *metadata = response_json.if_contains("metadata"); metadata && metadata->is_object())
     message["metadata"] = *metadata;
+  // What the provider could not do as asked stays with the answer it shaped.
+  if (auto *degradations = response_json.if_contains("degradations");
+      degradations && degradations->is_array() && !degradations->get_array().empty()) {
+    json::value &metadata = message["metadata"];
+    if (!metadata.is_object()) metadata = json::object{};
+    metadata.get_object()["degradations"] = *degradations;
+  }
   return message;
 }
 

@@ -82,6 +82,11 @@ class HttpProviderCall : public ProviderCall,
   // starts the clock of llm:response.
   void announce(const boost::json::object &body, std::string_view items_key,
                 CallTable::DoneFn on_done);
+  // The same request sent again, changed (a field the server refused left out): its own
+  // llm:request, with "resent": {"reason"}, then a new exchange of `spec`. The clock of
+  // llm:response keeps running from the first.
+  void resend(transport::HttpClient &client, const boost::json::object &body,
+              std::string_view items_key, std::string_view reason, transport::CallSpec spec);
   // A POST of `body` to the wire request's URL with its headers, framed as it streams
   // (stream_format) or not; the caller adds timeouts, retries and error mapping.
   transport::CallSpec post(std::string body) const;
