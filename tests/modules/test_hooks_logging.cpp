@@ -64,6 +64,26 @@ TEST_CASE("hooks-logging writes each event as one JSON line, with long strings c
   CHECK(text_of(data.at("session_id")) == session->id());  // the host's default fields are logged too
 }
 
+TEST_CASE("hooks-logging leaves the providers' complete payloads out unless log_raw_events") {
+  for (const bool log_raw : {false, true}) {
+    CAPTURE(log_raw);
+    TempDir dir;
+    json::object config{
+        {"session_log_template", (dir.path() / "sessions/{session_id}/events.jsonl").string()}};
+    if (log_raw) config["log_raw_events"] = true;
+    auto session = open_session(logging_plan(config));
+    const fs::path file = dir.path() / "sessions" / session->id() / "events.jsonl";
+    for (const char *event : {"llm:request", "llm:request:debug", "llm:request:raw",
+                              "llm:response:raw"})
+      session->hooks().emit(event, json::object{{"provider", "p"}});
+    const auto lines = log_lines(file);
+    CHECK(lines_of(lines, "llm:request").size() == 1);
+    CHECK(lines_of(lines, "llm:request:debug").size() == 1);
+    CHECK(lines_of(lines, "llm:request:raw").size() == (log_raw ? 1 : 0));
+    CHECK(lines_of(lines, "llm:response:raw").size() == (log_raw ? 1 : 0));
+  }
+}
+
 TEST_CASE("hooks-logging's files are the user's alone: 0600 in 0700 folders it makes") {
   TempDir dir;
   const mode_t was = ::umask(022);  // the usual umask: what it would have given is 0644 / 0755

@@ -159,7 +159,9 @@ TEST_CASE("recorded text stream through a session: live content_block events, th
   REQUIRE(events.named("llm:request").size() == 1);
   REQUIRE(events.named("llm:response").size() == 1);
   CHECK(events.named("llm:response")[0].data.at("status") == 200);
-  CHECK(!events.named("llm:request")[0].data.contains("request"));  // raw is off
+  CHECK(!events.named("llm:request")[0].data.contains("request"));  // the summary level
+  CHECK(events.named("llm:request:debug").empty());
+  CHECK(events.named("llm:request:raw").empty());
 
   // What went over the wire.
   const auto requests = server.requests();
@@ -376,14 +378,14 @@ TEST_CASE(
   CHECK(session->execute("hi").status == "success");
   CHECK(server.requests().at(0).header("x-api-key") == "sk-ant-very-secret");
 
-  const auto requests = events.named("llm:request");
+  const auto requests = events.named("llm:request:raw");
   REQUIRE(requests.size() == 1);
   const json::object raw_request = requests[0].data.at("request").as_object();
   CHECK(raw_request.at("headers").at("x-api-key") == "[REDACTED]");
   CHECK(raw_request.at("body").at("messages").at(0).at("role") == "user");
   CHECK(json::serialize(requests[0].data).find("sk-ant-very-secret") == std::string::npos);
 
-  const auto responses = events.named("llm:response");
+  const auto responses = events.named("llm:response:raw");
   REQUIRE(responses.size() == 1);
   const json::object raw_response = responses[0].data.at("response").as_object();
   CHECK(raw_response.at("headers").at("anthropic-ratelimit-requests-remaining") == "49");

@@ -57,7 +57,7 @@ TEST_CASE("provider-openai config: defaults, the environment, and bad values nam
   CHECK(defaults.reasoning_summary == "auto");
   CHECK(!defaults.store);
   CHECK(defaults.max_continuations == 5);
-  CHECK(!defaults.raw);
+  CHECK(defaults.debug_level == amplifier::provider::DebugLevel::summary);
   CHECK(!missing_setting(defaults).empty());
 
   const ResponsesConfig from_env = openai(
@@ -82,6 +82,7 @@ TEST_CASE("provider-openai config: defaults, the environment, and bad values nam
   CHECK(full.max_continuations == 2);
   CHECK(full.timeout == std::chrono::seconds(30));
   CHECK(full.max_retry_delay == std::chrono::seconds(4));
+  CHECK(full.debug_level == amplifier::provider::DebugLevel::raw);  // raw: the older name
 
   CHECK(config_error([] {
           openai(R"({"reasoning_effort":"extreme"})");

@@ -243,7 +243,7 @@ TEST_CASE("Azure content filter: the content_filter kind with the filter details
   CHECK(server.requests().size() == 1);
 }
 
-TEST_CASE("raw: llm:request and llm:response carry the wire payloads, the key redacted") {
+TEST_CASE("raw (debug + raw_debug): llm:request:raw and llm:response:raw carry the wire payloads, the key redacted") {
   loopback::LoopbackServer server;
   const std::string sse = fixture("openai_responses_stream_docs.sse");
   server.enqueue(sse_body(sse));
@@ -255,13 +255,15 @@ TEST_CASE("raw: llm:request and llm:response carry the wire payloads, the key re
   CHECK(session->execute("hi").status == "success");
   CHECK(server.requests().at(0).header("authorization") == "Bearer sk-very-secret");
 
-  const auto requests = events.named("llm:request");
+  REQUIRE(events.named("llm:request").size() == 1);
+  CHECK(!events.named("llm:request")[0].data.contains("request"));  // the summary only
+  const auto requests = events.named("llm:request:raw");
   REQUIRE(requests.size() == 1);
   const json::object &raw_request = requests[0].data.at("request").as_object();
   CHECK(raw_request.at("url").as_string() == server.base_url() + "/v1/responses");
   CHECK(raw_request.at("body").at("input").at(0).at("role") == "user");
   CHECK(requests[0].data.at("message_count") == 1);
-  const auto responses = events.named("llm:response");
+  const auto responses = events.named("llm:response:raw");
   REQUIRE(responses.size() == 1);
   CHECK(responses[0].data.at("response").at("body").as_array().size() == sse_payloads(sse).size());
   for (const auto &event : {requests[0], responses[0]})

@@ -52,7 +52,7 @@ ResponsesCall::ResponsesCall(amp::sdk::Host host, amp_call_id id,
                              std::shared_ptr<const ResponsesConfig> config,
                              amplifier::ChatRequest &&request, MappedRequest mapped)
     : HttpProviderCall(provider::CallIdentity{host, id, config->module_id, mapped.model,
-                                              config->raw, std::string(config->secret())},
+                                              config->debug_level, std::string(config->secret())},
                        provider::WireRequest{responses_url(*config, mapped.api_model),
                                              request_headers(*config, mapped.stream), mapped.stream,
                                              mapped.reasoning}),

@@ -50,7 +50,6 @@ void read_common(ms::ConfigReader &reader, ResponsesConfig &config) {
   config.store = reader.get_bool("store", config.store);
   config.max_continuations =
       static_cast<int>(reader.get_int("max_continuations", config.max_continuations, 0, 100));
-  config.raw = reader.get_bool("raw", false);
   provider::read_http_config(reader, config);
   // Read by the kernel (provider selection); listed here so it is not reported as unknown.
   reader.get_int("priority", 100);

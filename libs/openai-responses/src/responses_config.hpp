@@ -56,7 +56,6 @@ struct ResponsesConfig : amplifier::provider::HttpConfig {
   std::string reasoning_summary{"auto"};  // "auto", "concise", "detailed" or "none"
   bool store = false;
   int max_continuations = 5;
-  bool raw = false;  // llm:request / llm:response carry the (redacted) wire payloads
 
   bool has_credentials() const { return !api_key.empty() || !azure_ad_token.empty(); }
   // The secret to scrub from logged payloads.

@@ -98,8 +98,6 @@ json::array config_fields(const ResponsesConfig &config) {
   fields.push_back(config_field("max_continuations", "Max continuations", "text",
                                 "Times a response cut off by max_output_tokens is continued",
                                 config.max_continuations));
-  fields.push_back(config_field("raw", "Raw payloads", "boolean",
-                                "Include the (redacted) wire payloads in llm:* events", false));
   amplifier::provider::append_http_config_fields(config, fields);
   return fields;
 }

@@ -16,6 +16,11 @@ namespace {
 constexpr std::string_view kProviderRetry = "provider:retry";
 constexpr std::string_view kLlmRequest = "llm:request";
 constexpr std::string_view kLlmResponse = "llm:response";
+// The debug levels' events (DebugLevel): the payloads cut, and complete.
+constexpr std::string_view kLlmRequestDebug = "llm:request:debug";
+constexpr std::string_view kLlmRequestRaw = "llm:request:raw";
+constexpr std::string_view kLlmResponseDebug = "llm:response:debug";
+constexpr std::string_view kLlmResponseRaw = "llm:response:raw";
 // What a call could not do as asked, reported as it ends: {provider, model, degradations}.
 constexpr std::string_view kProviderDegraded = "provider:degraded";
 
@@ -29,32 +34,40 @@ std::size_t array_size(const json::object &object, std::string_view key) {
 HttpProviderCall::HttpProviderCall(CallIdentity identity, WireRequest wire)
     : identity_(std::move(identity)), wire_(std::move(wire)) {}
 
+void HttpProviderCall::report_request(const json::object &body, std::string_view items_key,
+                                      const json::object *resent) const {
+  const RequestSummary summary{
+      identity_.provider,          identity_.model,           wire_.stream,
+      array_size(body, items_key), array_size(body, "tools"), wire_.reasoning};
+  const auto report = [&](std::string_view event, const json::object *wire_body) {
+    if (!identity_.host.has_hook_handlers(event)) return;  // nobody to build the payload for
+    json::object payload = llm_request_payload(summary, wire_body != nullptr, wire_.url,
+                                               wire_.headers, wire_body ? *wire_body : body,
+                                               identity_.secret);
+    if (resent) payload["resent"] = *resent;
+    notify_or_warn(identity_.host, event, payload);
+  };
+  report(kLlmRequest, nullptr);
+  if (identity_.debug_level == DebugLevel::summary) return;
+  if (identity_.host.has_hook_handlers(kLlmRequestDebug)) {
+    const json::object cut = cut_for_debug(body).as_object();
+    report(kLlmRequestDebug, &cut);
+  }
+  if (identity_.debug_level == DebugLevel::raw) report(kLlmRequestRaw, &body);
+}
+
 void HttpProviderCall::announce(const json::object &body, std::string_view items_key,
                                 CallTable::DoneFn on_done) {
   on_done_ = std::move(on_done);
-  if (identity_.host.has_hook_handlers(kLlmRequest)) {  // else nobody to build the payload for
-    const RequestSummary summary{
-        identity_.provider,          identity_.model,           wire_.stream,
-        array_size(body, items_key), array_size(body, "tools"), wire_.reasoning};
-    notify_or_warn(identity_.host, kLlmRequest,
-                   llm_request_payload(summary, identity_.raw, wire_.url, wire_.headers, body,
-                                       identity_.secret));
-  }
+  report_request(body, items_key, nullptr);
   started_at_ = std::chrono::steady_clock::now();
 }
 
 void HttpProviderCall::resend(transport::HttpClient &client, const json::object &body,
                               std::string_view items_key, std::string_view reason,
                               transport::CallSpec spec) {
-  if (identity_.host.has_hook_handlers(kLlmRequest)) {
-    const RequestSummary summary{
-        identity_.provider,          identity_.model,           wire_.stream,
-        array_size(body, items_key), array_size(body, "tools"), wire_.reasoning};
-    json::object payload = llm_request_payload(summary, identity_.raw, wire_.url, wire_.headers,
-                                               body, identity_.secret);
-    payload["resent"] = json::object{{"reason", reason}};
-    notify_or_warn(identity_.host, kLlmRequest, payload);
-  }
+  const json::object resent{{"reason", reason}};
+  report_request(body, items_key, &resent);
   start_exchange(client, std::move(spec));
 }
 
@@ -165,14 +178,14 @@ void HttpProviderCall::fail_exchange(transport::CallControl &control,
 }
 
 void HttpProviderCall::capture_raw_event(std::string_view data) {
-  if (!identity_.raw) return;
+  if (identity_.debug_level == DebugLevel::summary) return;
   json::error_code ec;
   json::value parsed = json::parse(data, ec);
   raw_events_.push_back(ec ? json::value(json::string(data)) : std::move(parsed));
 }
 
 void HttpProviderCall::capture_raw_body(const json::value &body) {
-  if (identity_.raw) raw_events_.push_back(body);
+  if (identity_.debug_level != DebugLevel::summary) raw_events_.push_back(body);
 }
 
 void HttpProviderCall::report_retry(const transport::RetryNotice &notice) const {
@@ -214,21 +227,33 @@ void HttpProviderCall::finish_error(amplifier::KernelError error, int status) {
 
 void HttpProviderCall::report_response(int status, const amplifier::ChatResponse *response,
                                        const amplifier::KernelError *error) {
-  if (!identity_.host.has_hook_handlers(kLlmResponse)) return;
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_at_);
   const ResponseSummary summary{
       identity_.provider, identity_.model, status, elapsed, response, error};
-  json::value raw_body;
-  if (identity_.raw) {
-    if (wire_.stream || raw_events_.size() > 1)
-      raw_body = raw_events_;
-    else if (!raw_events_.empty())
-      raw_body = raw_events_.front();
-  }
-  notify_or_warn(identity_.host, kLlmResponse,
-                 llm_response_payload(summary, identity_.raw, response_headers_,
-                                      std::move(raw_body), identity_.secret));
+  if (identity_.host.has_hook_handlers(kLlmResponse))
+    notify_or_warn(identity_.host, kLlmResponse,
+                   llm_response_payload(summary, false, response_headers_, nullptr,
+                                        identity_.secret));
+  if (identity_.debug_level == DebugLevel::summary) return;
+  const bool debug = identity_.host.has_hook_handlers(kLlmResponseDebug);
+  const bool raw =
+      identity_.debug_level == DebugLevel::raw && identity_.host.has_hook_handlers(kLlmResponseRaw);
+  if (!debug && !raw) return;
+  // The response body: a non-streamed call's one body, else the stream's events in order.
+  json::value body;
+  if (wire_.stream || raw_events_.size() > 1)
+    body = raw_events_;
+  else if (!raw_events_.empty())
+    body = raw_events_.front();
+  if (debug)
+    notify_or_warn(identity_.host, kLlmResponseDebug,
+                   llm_response_payload(summary, true, response_headers_, cut_for_debug(body),
+                                        identity_.secret));
+  if (raw)
+    notify_or_warn(identity_.host, kLlmResponseRaw,
+                   llm_response_payload(summary, true, response_headers_, std::move(body),
+                                        identity_.secret));
 }
 
 }  // namespace amplifier::provider

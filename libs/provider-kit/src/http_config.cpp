@@ -57,6 +57,14 @@ void read_http_config(ms::ConfigReader &reader, HttpConfig &config) {
     throw reader.error("max_retry_delay", "must not be smaller than min_retry_delay");
   config.verify_tls = reader.get_bool("verify_tls", config.verify_tls);
   if (auto ca_file = reader.get_optional_string("ca_file")) config.ca_file = std::move(ca_file);
+  const bool debug = reader.get_bool("debug", false);
+  const bool raw_debug = reader.get_bool("raw_debug", false);
+  const bool raw = reader.get_bool("raw", false);  // the older name of debug + raw_debug
+  if (raw_debug && !debug && !raw)
+    throw reader.error("raw_debug", "needs debug: true as well (raw_debug adds to debug's events)");
+  config.debug_level = raw || (debug && raw_debug) ? DebugLevel::raw
+                       : debug                     ? DebugLevel::debug
+                                                   : DebugLevel::summary;
 }
 
 transport::Timeouts timeouts_for(const HttpConfig &config,
@@ -117,6 +125,13 @@ void append_http_config_fields(const HttpConfig &config, json::array &fields) {
                                 "Check the server certificate (turn off only for testing)", true));
   fields.push_back(
       config_field("ca_file", "CA file", "text", "Extra trusted certificate authorities (PEM)"));
+  fields.push_back(config_field("debug", "Debug events", "boolean",
+                                "llm:request:debug / llm:response:debug with the payloads, cut",
+                                false));
+  fields.push_back(config_field("raw_debug", "Raw debug events", "boolean",
+                                "With debug: llm:request:raw / llm:response:raw, complete", false));
+  fields.push_back(config_field("raw", "Raw payloads", "boolean",
+                                "The same as debug and raw_debug together (older name)", false));
 }
 
 void warn_if_tls_unverified(const amp::sdk::Host &host, std::string_view module_id,

@@ -69,6 +69,51 @@ void scrub_secret(json::value &value, std::string_view secret) {
   }
 }
 
+namespace {
+
+constexpr std::size_t kDebugStringBytes = 512;
+constexpr std::size_t kDebugArrayItems = 64;
+
+// The longest prefix of `text` of at most `limit` bytes that ends on a UTF-8 boundary.
+std::size_t utf8_prefix(std::string_view text, std::size_t limit) {
+  std::size_t end = std::min(limit, text.size());
+  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+    --end;
+  return end;
+}
+
+}  // namespace
+
+json::value cut_for_debug(const json::value &value) {
+  switch (value.kind()) {
+    case json::kind::string: {
+      const json::string &text = value.get_string();
+      if (text.size() <= kDebugStringBytes) return value;
+      const std::size_t keep = utf8_prefix(text, kDebugStringBytes);
+      std::string cut(text.data(), keep);
+      cut += "\u2026 [" + std::to_string(text.size() - keep) + " more bytes]";
+      return json::string(cut);
+    }
+    case json::kind::array: {
+      const json::array &items = value.get_array();
+      json::array out;
+      const std::size_t kept = std::min(items.size(), kDebugArrayItems);
+      out.reserve(kept + 1);
+      for (std::size_t i = 0; i < kept; ++i) out.push_back(cut_for_debug(items[i]));
+      if (items.size() > kept)
+        out.push_back(json::string("\u2026 [" + std::to_string(items.size() - kept) + " more items]"));
+      return out;
+    }
+    case json::kind::object: {
+      json::object out;
+      for (const auto &[key, member] : value.get_object()) out.emplace(key, cut_for_debug(member));
+      return out;
+    }
+    default:
+      return value;
+  }
+}
+
 json::object llm_request_payload(const RequestSummary &summary, bool raw, std::string_view url,
                                  const amplifier::transport::Headers &headers,
                                  const json::object &body, std::string_view api_key) {

@@ -4,7 +4,8 @@
 // It registers for "*" at a high priority (runs after the other handlers) so what it records
 // is the payload as earlier handlers left it. Long strings are cut (max_string_bytes), and the
 // file rotates at rotate_bytes, keeping keep_files older files (events.jsonl.1 ... .N), so a
-// session that runs for days never fills the disk and never stops being logged.
+// session that runs for days never fills the disk and never stops being logged. A provider's
+// complete payloads (llm:*:raw) are left out unless log_raw_events says otherwise.
 //
 // THREADS: the handler runs on whichever thread emits, concurrently; EventLogFile serialises
 // the writes. The host unregisters the handler before destroying the instance.
@@ -42,6 +43,10 @@ struct LoggingConfig {
   std::string session_log_template = "~/.amplifier/sessions/{session_id}/events.jsonl";
   std::uint64_t max_string_bytes = 16 * 1024;        // per string in `data`; 0 = no limit
   RotationPolicy rotation{100ull * 1024 * 1024, 5};  // rotate_bytes (0 = never), keep_files
+  // Whether the providers' complete payloads (llm:request:raw, llm:response:raw, at a
+  // provider's raw_debug level) are written too: they can be most of a log's bytes, so only
+  // when asked.
+  bool log_raw_events = false;
 };
 
 LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
@@ -55,6 +60,7 @@ LoggingConfig read_config(const amp::sdk::Host &host, std::string_view config_js
       reader.get_int("rotate_bytes", static_cast<std::int64_t>(config.rotation.rotate_bytes), 0));
   config.rotation.keep_files = static_cast<std::uint32_t>(
       reader.get_int("keep_files", config.rotation.keep_files, 0, kMaxKeptFiles));
+  config.log_raw_events = reader.get_bool("log_raw_events", config.log_raw_events);
   reader.warn_unknown_keys(host);
   if (config.session_log_template.empty()) {
     throw reader.error("session_log_template", "must not be empty");
@@ -96,6 +102,7 @@ class LoggingHook final : public amp::sdk::HookModule {
   }
 
   void record(std::string_view event, std::string_view data_json) {
+    if (!config_.log_raw_events && event.ends_with(":raw")) return;
     // A payload shorter than the string limit holds no string to cut, and the host hands it
     // over as serialised JSON: it goes into the line as it is, with no parse (every stream
     // delta takes this way).

@@ -46,7 +46,6 @@ AnthropicConfig AnthropicConfig::read(ms::ConfigReader &reader, const EnvLookup 
         "must be one of none, minimal, low, medium, high; got '" + *config.reasoning_effort + "'");
   config.enable_prompt_caching = reader.get_bool("enable_prompt_caching", true);
   config.beta_headers = reader.get_string_list("beta_headers", {});
-  config.raw = reader.get_bool("raw", false);
   // Read by the kernel (provider selection); listed here so it is not reported as unknown.
   reader.get_int("priority", 100);
   return config;

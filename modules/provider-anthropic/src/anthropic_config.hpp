@@ -41,7 +41,6 @@ struct AnthropicConfig : amplifier::provider::HttpConfig {
   std::optional<std::string> reasoning_effort;
   bool enable_prompt_caching = true;
   std::vector<std::string> beta_headers;
-  bool raw = false;  // llm:request / llm:response carry the (redacted) wire payloads
 
   using EnvLookup = amplifier::provider::EnvLookup;
 

@@ -21,7 +21,7 @@ using namespace amplifier::provider;
 MessageCall::MessageCall(amp::sdk::Host host, amp_call_id id,
                          std::shared_ptr<const AnthropicConfig> config, MappedRequest mapped,
                          std::optional<double> request_timeout_seconds)
-    : HttpProviderCall(CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
+    : HttpProviderCall(CallIdentity{host, id, std::string(kModuleId), mapped.model, config->debug_level,
                                     config->api_key},
                        WireRequest{messages_url(*config), anthropic_headers(*config, mapped.stream),
                                    mapped.stream, mapped.thinking.enabled}),

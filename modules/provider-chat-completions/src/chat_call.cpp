@@ -29,7 +29,7 @@ constexpr std::array kOptionalFields = {
 ChatCall::ChatCall(amp::sdk::Host host, amp_call_id id, std::shared_ptr<const ChatConfig> config,
                    MappedChat mapped, std::optional<double> request_timeout_seconds)
     : HttpProviderCall(
-          provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->raw,
+          provider::CallIdentity{host, id, std::string(kModuleId), mapped.model, config->debug_level,
                                  config->api_key},
           provider::WireRequest{
               config->base_url + "/chat/completions",

@@ -49,7 +49,6 @@ ChatConfig ChatConfig::read(ms::ConfigReader &reader) {
     config.temperature = reader.get_number("temperature", 1.0, 0.0, 2.0);
   read_extra_headers(reader, config);
   if (auto body = reader.get_object("extra_body")) config.extra_body = body->object();
-  config.raw = reader.get_bool("raw", false);
   provider::read_http_config(reader, config);
   reader.get_int("priority", 100);  // read by the kernel; listed so it is not "unknown"
   return config;

@@ -25,7 +25,6 @@ struct ChatConfig : amplifier::provider::HttpConfig {
   // key: authorization set here is refused).
   std::vector<std::pair<std::string, std::string>> extra_headers;
   boost::json::object extra_body;  // merged into every request body, last
-  bool raw = false;                // llm:* events carry the (redacted) wire payloads
 
   // Throws ConfigError naming the first bad value.
   static ChatConfig read(amplifier::module_support::ConfigReader &reader);

@@ -39,9 +39,6 @@ json::array config_fields(const ChatConfig &config) {
                                           "Header name -> value, sent with every request"));
   fields.push_back(provider::config_field("extra_body", "Extra body fields", "text",
                                           "Merged into every request body"));
-  fields.push_back(provider::config_field("raw", "Raw payloads", "boolean",
-                                          "Include the (redacted) wire payloads in llm:* events",
-                                          false));
   provider::append_http_config_fields(config, fields);
   return fields;
 }

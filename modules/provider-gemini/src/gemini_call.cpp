@@ -49,7 +49,7 @@ GeminiCall::GeminiCall(amp::sdk::Host host, amp_call_id id,
                        std::shared_ptr<const GeminiConfig> config, MappedRequest mapped,
                        std::optional<double> request_timeout_seconds)
     : HttpProviderCall(provider::CallIdentity{host, id, std::string(kModuleId), mapped.model,
-                                              config->raw, config->api_key},
+                                              config->debug_level, config->api_key},
                        provider::WireRequest{
                            generate_url(*config, mapped.model, mapped.stream),
                            gemini_headers(*config, true,

@@ -40,7 +40,6 @@ GeminiConfig GeminiConfig::read(ms::ConfigReader &reader, const provider::EnvLoo
     config.thinking_budget = reader.get_int("thinking_budget", -1, -1, 1'000'000);
   if (reader.has("include_thoughts"))
     config.include_thoughts = reader.get_bool("include_thoughts", true);
-  config.raw = reader.get_bool("raw", false);
   provider::read_http_config(reader, config);
   reader.get_int("priority", 100);  // read by the kernel; listed so it is not "unknown"
   return config;

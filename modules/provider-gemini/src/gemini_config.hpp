@@ -36,7 +36,6 @@ struct GeminiConfig : amplifier::provider::HttpConfig {
   std::optional<double> temperature;
   std::optional<std::int64_t> thinking_budget;  // -1: dynamic; 0: off
   std::optional<bool> include_thoughts;
-  bool raw = false;
 
   // GEMINI_API_KEY, then GOOGLE_API_KEY. Throws ConfigError naming the first bad value.
   static GeminiConfig read(amplifier::module_support::ConfigReader &reader,

@@ -54,9 +54,6 @@ json::array config_fields(const GeminiConfig &config) {
                                           "Tokens the model may think (-1 dynamic, 0 off)"));
   fields.push_back(provider::config_field("include_thoughts", "Include thoughts", "boolean",
                                           "Return thought summaries"));
-  fields.push_back(provider::config_field("raw", "Raw payloads", "boolean",
-                                          "Include the (redacted) wire payloads in llm:* events",
-                                          false));
   provider::append_http_config_fields(config, fields);
   return fields;
 }

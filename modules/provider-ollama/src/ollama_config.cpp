@@ -36,7 +36,6 @@ OllamaConfig OllamaConfig::read(ms::ConfigReader &reader, const provider::EnvLoo
     config.keep_alive = *keep_alive;
   if (auto options = reader.get_object("options")) config.options = options->object();
   config.auto_pull = reader.get_bool("auto_pull", false);
-  config.raw = reader.get_bool("raw", false);
   provider::read_http_config(reader, config);
   reader.get_int("priority", 100);  // read by the kernel; listed so it is not "unknown"
   return config;

@@ -25,7 +25,6 @@ struct OllamaConfig : amplifier::provider::HttpConfig {
   boost::json::value keep_alive;  // passed through when set ("5m", 0, -1)
   boost::json::object options;    // passed through (num_ctx, temperature, ...)
   bool auto_pull = false;         // a missing model is pulled first, with progress events
-  bool raw = false;
 
   // OLLAMA_HOST as Ollama itself reads it: "0.0.0.0:11434" or "example.com" get a scheme (and
   // the default port). Throws ConfigError naming the first bad value.

@@ -47,8 +47,6 @@ json::array config_fields(const OllamaConfig &config) {
                                           "Download a model the server does not have", false));
   fields.push_back(provider::config_field("api_key", "API key", "secret",
                                           "A Bearer token, for hosted Ollama only"));
-  fields.push_back(provider::config_field("raw", "Raw payloads", "boolean",
-                                          "Include the wire payloads in llm:* events", false));
   provider::append_http_config_fields(config, fields);
   return fields;
 }

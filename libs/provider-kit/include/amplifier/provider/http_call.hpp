@@ -35,7 +35,7 @@ struct CallIdentity {
   amp_call_id id = 0;
   std::string provider;  // the module id
   std::string model;     // as the conversation names it
-  bool raw = false;      // llm:* events carry the (redacted) wire payloads
+  DebugLevel debug_level = DebugLevel::summary;  // which llm:* events carry the payloads
   std::string secret;    // scrubbed from those payloads
 };
 
@@ -82,6 +82,10 @@ class HttpProviderCall : public ProviderCall,
   // starts the clock of llm:response.
   void announce(const boost::json::object &body, std::string_view items_key,
                 CallTable::DoneFn on_done);
+  // llm:request (a summary), and by the debug level llm:request:debug (the payload cut) and
+  // llm:request:raw (complete); `resent` rides on each when the request is sent again.
+  void report_request(const boost::json::object &body, std::string_view items_key,
+                      const boost::json::object *resent) const;
   // The same request sent again, changed (a field the server refused left out): its own
   // llm:request, with "resent": {"reason"}, then a new exchange of `spec`. The clock of
   // llm:response keeps running from the first.
@@ -106,7 +110,7 @@ class HttpProviderCall : public ProviderCall,
   // The exchange ended; the implementation ends the call with finish_ok or finish_error.
   virtual void on_complete(transport::CallResult result) = 0;
 
-  // With raw on, keeps a stream event's data (JSON, or the text when it is not JSON) or a
+  // From the debug level on, keeps a stream event's data (JSON, or the text when it is not JSON) or a
   // whole response body, for llm:response: a non-streamed call's one body, else the array.
   void capture_raw_event(std::string_view data);
   void capture_raw_body(const boost::json::value &body);

@@ -42,6 +42,16 @@ std::string checked_base_url(module_support::ConfigReader &reader, std::string_v
 std::chrono::milliseconds seconds_key(module_support::ConfigReader &reader, std::string_view key,
                                       std::chrono::milliseconds fallback, double min_seconds);
 
+// How much of a call's wire traffic its events carry: the provider spec's debug levels, the
+// same for every provider.
+//   summary  llm:request / llm:response only: model, counts, usage, status, timing (default);
+//   debug    also llm:request:debug / llm:response:debug: the payloads, with long strings and
+//            arrays cut (`debug: true`);
+//   raw      also llm:request:raw / llm:response:raw: the complete payloads, exactly as they
+//            went and came (`debug: true, raw_debug: true`; `raw: true` is an alias of both).
+// Credentials are redacted at every level (headers masked, the key scrubbed from every string).
+enum class DebugLevel { summary, debug, raw };
+
 struct HttpConfig {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // a whole call, retries excluded
   int max_retries = 5;
@@ -49,9 +59,11 @@ struct HttpConfig {
   std::chrono::milliseconds max_retry_delay{60000};
   bool verify_tls = true;
   std::optional<std::string> ca_file;
+  DebugLevel debug_level = DebugLevel::summary;  // debug, raw_debug, raw
 };
 
-// Reads timeout, max_retries, min_retry_delay, max_retry_delay, verify_tls and ca_file into
+// Reads timeout, max_retries, min_retry_delay, max_retry_delay, verify_tls, ca_file and the
+// debug level (debug, raw_debug, and raw, their alias) into
 // `config` (whose values are the defaults). Throws ConfigError naming the first bad value.
 void read_http_config(module_support::ConfigReader &reader, HttpConfig &config);
 

@@ -44,6 +44,10 @@ boost::json::object llm_request_payload(const RequestSummary &summary, bool raw,
                                         const amplifier::transport::Headers &headers,
                                         const boost::json::object &body, std::string_view api_key);
 
+// A copy of `value` for the debug events: strings over 512 bytes cut (at a UTF-8 boundary)
+// with "… [N more bytes]", arrays over 64 items cut with a last "… [N more items]".
+boost::json::value cut_for_debug(const boost::json::value &value);
+
 struct ResponseSummary {
   std::string_view provider;
   std::string_view model;
