@@ -3,6 +3,7 @@
 // assembled responses, typed errors, the request on the wire, and a whole tool loop whose
 // second request carries the first response's thinking signature byte for byte.
 #include "anthropic_test_support.hpp"
+#include "prompt_caching.hpp"
 
 #include "amplifier/loopback/loopback_server.hpp"
 #include "amplifier/stream.hpp"
@@ -435,4 +436,49 @@ TEST_CASE(
   for (const auto &d : response.at("degradations").as_array())
     features.emplace_back(d.at("feature").as_string());
   CHECK(features == std::vector<std::string>{"temperature", "response_format"});
+}
+
+// Prompt caching across turns: what the first request cached is, byte for byte, the prefix of
+// the second (tools, then the conversation; the system prompt's breakpoint is
+// test_request_mapping's), and the breakpoints sit on the same blocks (so the second request reads what the
+// first wrote). With cache_ttl 1h every breakpoint says so and the beta is sent.
+TEST_CASE("the second turn's request starts with the first's cached prefix, byte for byte") {
+  for (const std::string ttl : {"5m", "1h"}) {
+    CAPTURE(ttl);
+    loopback::LoopbackServer server;
+    server.enqueue(sse_fixture("anthropic_stream_text_recorded.sse"));
+    server.enqueue(sse_fixture("anthropic_stream_text_recorded.sse"));
+    json::object config = loopback_config(server.base_url());
+    config["cache_ttl"] = ttl;
+    auto session =
+        open_session(anthropic_plan(config, "tools:\n  - module: tool-filesystem\n"));
+    REQUIRE(session->execute("First question, with enough words to be worth caching.").status ==
+            "success");
+    REQUIRE(session->execute("Second question.").status == "success");
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    const json::object first = json::parse(requests[0].body).as_object();
+    const json::object second = json::parse(requests[1].body).as_object();
+
+    json::object marker{{"type", "ephemeral"}};
+    if (ttl == "1h") marker["ttl"] = "1h";
+    const json::array &first_messages = first.at("messages").as_array();
+    const json::array &second_messages = second.at("messages").as_array();
+    // The first request (the plan has no system prompt): the tool list, the prompt.
+    CHECK(!first.contains("system"));
+    CHECK(first.at("tools").as_array().back().at("cache_control") == marker);
+    CHECK(first_messages.back().at("content").as_array().back().at("cache_control") == marker);
+    CHECK(count_cache_breakpoints(first) == 2);
+    CHECK(count_cache_breakpoints(second) == 3);  // and the second prompt
+
+    // The second begins with exactly what the first cached: the tools, the first prompt.
+    CHECK(json::serialize(second.at("tools")) == json::serialize(first.at("tools")));
+    REQUIRE(second_messages.size() == first_messages.size() + 2);
+    for (std::size_t i = 0; i < first_messages.size(); ++i)
+      CHECK(json::serialize(second_messages[i]) == json::serialize(first_messages[i]));
+    CHECK(second_messages.back().at("content").as_array().back().at("cache_control") == marker);
+
+    const std::string beta = requests[0].header("anthropic-beta").value_or("");
+    CHECK((beta.find("extended-cache-ttl-2025-04-11") != std::string::npos) == (ttl == "1h"));
+  }
 }

@@ -298,3 +298,17 @@ TEST_CASE("provider info: the model's limits and every config field, credentials
   CHECK(field_named(azure_info, "azure_ad_token").at("env_var") == "AZURE_OPENAI_AD_TOKEN");
   CHECK(!field_named(azure_info, "deployment_mapping").empty());
 }
+
+TEST_CASE("prompt_cache_key and prompt_cache_retention reach the request when set") {
+  const json::object plain = mapped_body(R"({"messages":[{"role":"user","content":"hi"}]})",
+                                         openai("{}"));
+  CHECK(!plain.contains("prompt_cache_key"));
+  CHECK(!plain.contains("prompt_cache_retention"));
+  const json::object cached =
+      mapped_body(R"({"messages":[{"role":"user","content":"hi"}]})",
+                  openai(R"({"prompt_cache_key":"repo-42","prompt_cache_retention":"24h"})"));
+  CHECK(cached.at("prompt_cache_key") == "repo-42");
+  CHECK(cached.at("prompt_cache_retention") == "24h");
+  CHECK(config_error([] { openai(R"({"prompt_cache_retention":"forever"})"); })
+            .find("prompt_cache_retention") != std::string::npos);
+}

@@ -48,6 +48,12 @@ void read_common(ms::ConfigReader &reader, ResponsesConfig &config) {
     throw reader.error("reasoning_summary", "must be one of " + listed(kReasoningSummaries) +
                                                 "; got '" + config.reasoning_summary + "'");
   config.store = reader.get_bool("store", config.store);
+  config.prompt_cache_key = reader.get_optional_string("prompt_cache_key");
+  config.prompt_cache_retention = reader.get_optional_string("prompt_cache_retention");
+  if (config.prompt_cache_retention && *config.prompt_cache_retention != "in_memory" &&
+      *config.prompt_cache_retention != "24h")
+    throw reader.error("prompt_cache_retention", "must be \"in_memory\" or \"24h\", got '" +
+                                                     *config.prompt_cache_retention + "'");
   config.max_continuations =
       static_cast<int>(reader.get_int("max_continuations", config.max_continuations, 0, 100));
   provider::read_http_config(reader, config);

@@ -55,6 +55,10 @@ struct ResponsesConfig : amplifier::provider::HttpConfig {
   std::optional<std::string> reasoning_effort;
   std::string reasoning_summary{"auto"};  // "auto", "concise", "detailed" or "none"
   bool store = false;
+  // Prompt caching (the API caches long prefixes by itself): a key that groups requests sharing
+  // a prefix, and how long the cache is kept ("in_memory" or "24h"). Sent when set.
+  std::optional<std::string> prompt_cache_key;
+  std::optional<std::string> prompt_cache_retention;
   int max_continuations = 5;
 
   bool has_credentials() const { return !api_key.empty() || !azure_ad_token.empty(); }

@@ -92,6 +92,10 @@ json::array config_fields(const ResponsesConfig &config) {
                                       json::string(config.reasoning_summary));
   summary["choices"] = json::array{"auto", "concise", "detailed", "none"};
   fields.push_back(std::move(summary));
+  fields.push_back(config_field("prompt_cache_key", "Prompt cache key", "text",
+                                "Groups requests that share a prefix in OpenAI's prompt cache"));
+  fields.push_back(config_field("prompt_cache_retention", "Prompt cache retention", "text",
+                                "in_memory or 24h"));
   fields.push_back(config_field("store", "Store responses", "boolean",
                                 "Let the vendor keep responses (off: reasoning travels encrypted)",
                                 config.store));

@@ -254,6 +254,8 @@ MappedRequest map_request(const ChatRequest &request, const ResponsesConfig &con
     degradations.note("stop", "the Responses API has no stop sequences",
                       "the model stops on its own");
   body["store"] = config.store;
+  if (config.prompt_cache_key) body["prompt_cache_key"] = *config.prompt_cache_key;
+  if (config.prompt_cache_retention) body["prompt_cache_retention"] = *config.prompt_cache_retention;
   // Without server-side storage the reasoning comes back encrypted, to be sent back as is.
   if (!config.store) body["include"] = json::array{"reasoning.encrypted_content"};
   body["stream"] = mapped.stream;

@@ -1,5 +1,6 @@
 #include "anthropic_config.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace provider_anthropic {
@@ -45,7 +46,15 @@ AnthropicConfig AnthropicConfig::read(ms::ConfigReader &reader, const EnvLookup 
         "reasoning_effort",
         "must be one of none, minimal, low, medium, high; got '" + *config.reasoning_effort + "'");
   config.enable_prompt_caching = reader.get_bool("enable_prompt_caching", true);
+  config.cache_ttl = reader.get_string("cache_ttl", config.cache_ttl);
+  if (config.cache_ttl != "5m" && config.cache_ttl != "1h")
+    throw reader.error("cache_ttl", "must be \"5m\" or \"1h\", got '" + config.cache_ttl + "'");
   config.beta_headers = reader.get_string_list("beta_headers", {});
+  // A one-hour cache is a beta of the Messages API.
+  if (config.enable_prompt_caching && config.cache_ttl == "1h" &&
+      std::find(config.beta_headers.begin(), config.beta_headers.end(), kExtendedCacheTtlBeta) ==
+          config.beta_headers.end())
+    config.beta_headers.emplace_back(kExtendedCacheTtlBeta);
   // Read by the kernel (provider selection); listed here so it is not reported as unknown.
   reader.get_int("priority", 100);
   return config;

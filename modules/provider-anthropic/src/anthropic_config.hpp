@@ -18,6 +18,8 @@ inline constexpr std::string_view kApiKeyEnv = "ANTHROPIC_API_KEY";
 inline constexpr std::string_view kBaseUrlEnv = "ANTHROPIC_BASE_URL";
 inline constexpr std::string_view kDefaultBaseUrl = "https://api.anthropic.com";
 inline constexpr std::string_view kDefaultModel = "claude-sonnet-4-5";
+// The anthropic-beta value a one-hour cache TTL needs.
+inline constexpr std::string_view kExtendedCacheTtlBeta = "extended-cache-ttl-2025-04-11";
 inline constexpr std::string_view kApiVersion = "2023-06-01";
 inline constexpr std::int64_t kDefaultMaxTokens = 8192;
 // Anthropic's smallest accepted thinking budget.
@@ -40,6 +42,9 @@ struct AnthropicConfig : amplifier::provider::HttpConfig {
   std::optional<std::int64_t> thinking_budget_tokens;
   std::optional<std::string> reasoning_effort;
   bool enable_prompt_caching = true;
+  // How long a cache breakpoint's prefix is kept: "5m" (the API's default, not sent) or "1h"
+  // (sent as cache_control.ttl on every breakpoint, with the extended-cache-ttl beta).
+  std::string cache_ttl = "5m";
   std::vector<std::string> beta_headers;
 
   using EnvLookup = amplifier::provider::EnvLookup;

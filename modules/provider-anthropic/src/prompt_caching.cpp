@@ -12,7 +12,6 @@ namespace {
 
 constexpr std::size_t kRecentUserMessages = 2;
 
-json::object ephemeral() { return {{"type", "ephemeral"}}; }
 
 bool can_carry_cache_control(const json::object &block) {
   const json::value *type = block.if_contains("type");
@@ -22,35 +21,36 @@ bool can_carry_cache_control(const json::object &block) {
 }
 
 // Marks the last block of `blocks` that may carry cache_control; false when there is none.
-bool mark_last_eligible(json::array &blocks) {
+bool mark_last_eligible(json::array &blocks, const json::object &marker) {
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
     if (!it->is_object() || !can_carry_cache_control(it->get_object())) continue;
-    it->get_object()["cache_control"] = ephemeral();
+    it->get_object()["cache_control"] = marker;
     return true;
   }
   return false;
 }
 
-bool mark_system(json::object &body) {
+bool mark_system(json::object &body, const json::object &marker) {
   json::value *system = body.if_contains("system");
   if (!system) return false;
   if (system->is_string()) {
     if (system->get_string().empty()) return false;
     *system = json::array{json::object{{"type", "text"}, {"text", system->get_string()}}};
   }
-  return system->is_array() && mark_last_eligible(system->get_array());
+  return system->is_array() && mark_last_eligible(system->get_array(), marker);
 }
 
-bool mark_last_tool(json::object &body) {
+bool mark_last_tool(json::object &body, const json::object &marker) {
   json::value *tools = body.if_contains("tools");
   if (!tools || !tools->is_array() || tools->get_array().empty()) return false;
   json::value &last = tools->get_array().back();
   if (!last.is_object()) return false;
-  last.get_object()["cache_control"] = ephemeral();
+  last.get_object()["cache_control"] = marker;
   return true;
 }
 
-std::size_t mark_recent_user_messages(json::object &body, std::size_t budget) {
+std::size_t mark_recent_user_messages(json::object &body, std::size_t budget,
+                                      const json::object &marker) {
   json::value *messages = body.if_contains("messages");
   if (!messages || !messages->is_array()) return 0;
   std::size_t placed = 0;
@@ -64,7 +64,8 @@ std::size_t mark_recent_user_messages(json::object &body, std::size_t budget) {
     if (!role || !role->is_string() || role->get_string() != "user") continue;
     ++users_seen;
     json::value *content = message.if_contains("content");
-    if (content && content->is_array() && mark_last_eligible(content->get_array())) ++placed;
+    if (content && content->is_array() && mark_last_eligible(content->get_array(), marker))
+      ++placed;
   }
   return placed;
 }
@@ -84,11 +85,14 @@ std::size_t count_in(const json::value &value) {
 
 }  // namespace
 
-std::size_t apply_cache_breakpoints(json::object &body) {
+std::size_t apply_cache_breakpoints(json::object &body, std::string_view ttl) {
+  // One TTL for every breakpoint of a request: the API wants longer TTLs before shorter ones.
+  json::object marker{{"type", "ephemeral"}};
+  if (ttl != "5m") marker["ttl"] = ttl;
   std::size_t placed = 0;
-  if (mark_system(body)) ++placed;
-  if (mark_last_tool(body)) ++placed;
-  placed += mark_recent_user_messages(body, kMaxCacheBreakpoints - placed);
+  if (mark_system(body, marker)) ++placed;
+  if (mark_last_tool(body, marker)) ++placed;
+  placed += mark_recent_user_messages(body, kMaxCacheBreakpoints - placed, marker);
   return placed;
 }
 

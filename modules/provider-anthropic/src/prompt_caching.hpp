@@ -4,6 +4,7 @@
 #include <boost/json/object.hpp>
 
 #include <cstddef>
+#include <string_view>
 
 namespace provider_anthropic {
 
@@ -14,7 +15,8 @@ inline constexpr std::size_t kMaxCacheBreakpoints = 4;
 // reads the prefix the previous turn wrote). Blocks that cannot carry cache_control (thinking,
 // redacted thinking) are skipped in favour of the closest earlier block of the same message.
 // A string `system` becomes a one-block array so it can be marked. Returns the number placed.
-std::size_t apply_cache_breakpoints(boost::json::object &body);
+// `ttl`: "5m" marks {type: ephemeral} (the API's default TTL); "1h" adds ttl: "1h" to each.
+std::size_t apply_cache_breakpoints(boost::json::object &body, std::string_view ttl = "5m");
 
 // The number of cache_control markers anywhere in `body` (what the API counts).
 std::size_t count_cache_breakpoints(const boost::json::object &body);

@@ -68,6 +68,8 @@ json::array config_fields() {
       std::move(effort),
       config_field("enable_prompt_caching", "Prompt caching", "boolean",
             "Cache the stable prefix of requests", true),
+      config_field("cache_ttl", "Cache TTL", "text", "How long a cached prefix lives: 5m or 1h",
+                   "5m"),
       config_field("beta_headers", "Beta features", "text",
                    "anthropic-beta values, comma separated"),
       config_field("debug", "Debug events", "boolean",

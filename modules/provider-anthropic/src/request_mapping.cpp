@@ -175,7 +175,7 @@ MappedRequest map_request(const ChatRequest &request, const AnthropicConfig &con
       body["stop_sequences"] = std::move(*sequences);
   }
   if (request.response_format) note_response_format(*request.response_format, degradations);
-  if (config.enable_prompt_caching) apply_cache_breakpoints(body);
+  if (config.enable_prompt_caching) apply_cache_breakpoints(body, config.cache_ttl);
   body["stream"] = mapped.stream;
   mapped.degradations = degradations.take();
   return mapped;
