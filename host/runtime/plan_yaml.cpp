@@ -97,6 +97,10 @@ std::string mount_plan_yaml(const MountPlan &plan) {
     out << YAML::Key << "agents" << YAML::Value;
     emit_json(out, plan.agents);
   }
+  if (!plan.routing.empty()) {
+    out << YAML::Key << "routing" << YAML::Value;
+    emit_json(out, plan.routing);
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -161,10 +161,28 @@ std::string item_path(const std::string &path, std::size_t index) {
   return fmt::format("{}[{}]", path, index);
 }
 
+// Names in `routing` that are not providers of the plan: {key, message} each.
+std::vector<std::pair<std::string, std::string>> routing_problems(const MountPlan &plan) {
+  std::vector<std::pair<std::string, std::string>> problems;
+  for (const auto &[role, list] : plan.routing) {
+    if (!list.is_array()) continue;  // reported when read
+    for (const auto &name : list.get_array()) {
+      if (!name.is_string()) continue;
+      const std::string_view wanted = name.get_string();
+      const bool mounted = std::any_of(plan.providers.begin(), plan.providers.end(),
+                                       [&](const ModuleSpec &p) { return p.mount_name() == wanted; });
+      if (!mounted)
+        problems.emplace_back("routing." + std::string(role),
+                              fmt::format("'{}' is not a provider of this plan", wanted));
+    }
+  }
+  return problems;
+}
+
 // ---- the parser ------------------------------------------------------------------------------
 
-constexpr std::array<std::string_view, 6> kTopLevelKeys = {"session", "providers", "tools",
-                                                           "hooks",   "agents",    "includes"};
+constexpr std::array<std::string_view, 7> kTopLevelKeys = {
+    "session", "providers", "tools", "hooks", "agents", "includes", "routing"};
 constexpr std::array<std::string_view, 9> kModuleKeys = {
     "module",    "source",          "config",              "required",      "timeout",
     "isolation", "memory_limit_mb", "restarts_per_minute", "max_message_mb"};
@@ -575,6 +593,8 @@ class PlanParser {
         plan.hooks = read_module_list(value, false);
       } else if (key == "agents") {
         plan.agents = read_map(value, false);
+      } else if (key == "routing") {
+        read_routing(value, plan);
       } else {
         warn(key_where, key, unknown_key_message(key, kTopLevelKeys));
       }
@@ -591,6 +611,22 @@ class PlanParser {
     }
     check_unique_mount_names(plan.providers, "providers");
     check_unique_mount_names(plan.tools, "tools");
+    if (plan.includes.empty() && !fragment_)
+      for (auto &problem : routing_problems(plan)) error(document.where, problem.first, problem.second);
+  }
+
+  // routing: a map of role -> a non-empty list of provider mount names.
+  void read_routing(const Field &field, MountPlan &plan) {
+    json::object routing = read_map(field, false);
+    for (const auto &[role, list] : routing) {
+      const std::string path = "routing." + std::string(role);
+      bool names = list.is_array() && !list.get_array().empty();
+      if (names)
+        for (const auto &name : list.get_array()) names = names && name.is_string() && !name.get_string().empty();
+      if (!names)
+        error(field.where, path, "expected a non-empty list of provider names (their mount names)");
+    }
+    plan.routing = std::move(routing);
   }
 
   void read_includes(const Field &field, MountPlan &plan) {
@@ -800,6 +836,7 @@ void merge_mount_plan(MountPlan &base, const MountPlan &top) {
   }
   deep_merge(base.session_extra, top.session_extra);
   deep_merge(base.agents, top.agents);
+  for (const auto &[role, list] : top.routing) base.routing[role] = list;  // a role is replaced whole
   base.warnings.insert(base.warnings.end(), top.warnings.begin(), top.warnings.end());
   base.file = top.file;
 }
@@ -812,6 +849,8 @@ MountPlan load_mount_plan(const std::filesystem::path &file, const EnvLookup &en
     missing.push_back({file.string(), {}, "session.orchestrator", "missing in the plan and its includes"});
   if (plan.context.module.empty())
     missing.push_back({file.string(), {}, "session.context", "missing in the plan and its includes"});
+  for (auto &[key, message] : routing_problems(plan))
+    missing.push_back({file.string(), {}, std::move(key), std::move(message)});
   if (!missing.empty()) throw MountPlanError(std::move(missing));
   return plan;
 }

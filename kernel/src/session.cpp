@@ -200,6 +200,8 @@ void Session::initialize() {
   if (s.initialized) return;
   // Mount order: orchestrator, context, providers, tools, hooks. Load failures are announced
   // once everything is mounted, so hook modules (mounted last) see them too.
+  // The plan's provider routes, for the agent loop (a capability, as a host would publish).
+  if (!s.plan.routing.empty()) s.coordinator->register_capability("session.routing", s.plan.routing);
   try {
     s.mount("orchestrator", s.plan.orchestrator, true);
     s.mount("context", s.plan.context, true);

@@ -61,6 +61,11 @@ struct MountPlan {
   std::vector<std::string> includes;
   boost::json::object session_extra;  // other keys under `session`, passed through
   boost::json::object agents;         // passed through untouched
+  // `routing: {ROLE: [provider mount name, ...]}`: for each role the providers in the order to
+  // try them; a turn falls back to the next on a failure safe to fall back on (the agent loop,
+  // libs/cores/orchestrator). Every name is a mounted provider (checked). Published to the
+  // session's modules as capability "session.routing".
+  boost::json::object routing;
   std::vector<std::string> warnings;  // "file:line:col: key: message"
 };
 

@@ -5,6 +5,7 @@
 #include "amplifier/orchestrator/messages.hpp"
 #include "amplifier/orchestrator/tool_result_limit.hpp"
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 
 namespace amplifier::orchestrator {
@@ -80,7 +81,12 @@ Task<TurnOutcome> AgentTurn::run(std::string prompt) {
 Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
   notify_with(host_, event::kExecutionStart, [&] { return json::object{{"prompt", prompt}}; });
   if (auto denied = submit_prompt(prompt)) co_return *denied;
-  provider_ = select_provider(amplifier::parse_json(host_.providers()), config_.provider);
+  const json::value providers = amplifier::parse_json(host_.providers());
+  if (!config_.provider) {
+    if (auto routing = host_.capability("session.routing"))
+      route_ = route_of(amplifier::parse_json(*routing), config_.route, providers);
+  }
+  provider_ = route_.empty() ? select_provider(providers, config_.provider) : route_.front();
   tool_specs_json_ = host_.tools();
   json::value specs = amplifier::parse_json(tool_specs_json_);
   if (specs.is_array()) {
@@ -129,7 +135,40 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
       co_await call_provider(host_, signal_, provider_, std::move(request), config_.cancel_grace);
   if (is_context_overflow(result))
     result = co_await retry_compacted(final_call, ephemeral, sent, std::move(result));
+  result = co_await fall_back(std::move(result), final_call, ephemeral);
   co_return co_await handle_response(std::move(result), final_call);
+}
+
+Task<ProviderResult> AgentTurn::fall_back(ProviderResult result, bool final_call,
+                                          const std::vector<Injection> &ephemeral) {
+  std::optional<json::object> fell_back;
+  for (;;) {
+    if (result.status != ProviderResult::Status::Error || result.content_streamed ||
+        !safe_to_fall_back(result.error.kind))
+      break;
+    auto at = std::find(route_.begin(), route_.end(), provider_);
+    if (at == route_.end() || std::next(at) == route_.end()) break;
+    const std::string from = provider_;
+    provider_ = *std::next(at);
+    const json::object note{{"from", from},
+                            {"to", provider_},
+                            {"reason", to_string(result.error.kind)},
+                            {"error", to_json(result.error)}};
+    notify_with(host_, event::kProviderFallback, [&] { return note; });
+    if (!fell_back) fell_back = json::object{{"from", from}, {"reason", to_string(result.error.kind)}};
+    if (cancel_level() >= AMP_CANCEL_GRACEFUL)
+      co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}, false};
+    result = co_await call_provider(host_, signal_, provider_,
+                                    build_request(final_call, ephemeral, false),
+                                    config_.cancel_grace);
+  }
+  // The answer says where it came from: kept in the stored message's metadata.
+  if (fell_back && result.status == ProviderResult::Status::Response) {
+    json::value &metadata = result.response_json["metadata"];
+    if (!metadata.is_object()) metadata = json::object{};
+    metadata.get_object()["fallback"] = std::move(*fell_back);
+  }
+  co_return result;
 }
 
 bool AgentTurn::is_context_overflow(const ProviderResult &result) {

@@ -44,6 +44,7 @@ LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &poli
   if (config.max_iterations == 0)
     throw reader.error("max_iterations", "must be -1 (unlimited) or at least 1, got 0");
   config.provider = reader.get_optional_string("provider");
+  config.route = reader.get_string("route", config.route);
   config.model = reader.get_optional_string("model");
   if (reader.has("max_output_tokens"))
     config.max_output_tokens = reader.get_int("max_output_tokens", 0, 1);
@@ -84,6 +85,37 @@ std::string select_provider(const json::value &providers, const std::optional<st
         ErrorKind::configuration,
         "no provider is mounted: add one under `providers` in the mount plan"));
   return name_of(*best);
+}
+
+std::vector<std::string> route_of(const json::value &routing, std::string_view role,
+                                  const json::value &providers) {
+  std::vector<std::string> route;
+  const json::object *roles = routing.if_object();
+  const json::value *list = roles ? roles->if_contains(role) : nullptr;
+  if (!list || !list->is_array() || !providers.is_array()) return route;
+  for (const auto &name : list->get_array()) {
+    if (!name.is_string()) continue;
+    for (const auto &p : providers.get_array())
+      if (p.is_object() && name_of(p.get_object()) == name.get_string()) {
+        route.emplace_back(name.get_string());
+        break;
+      }
+  }
+  return route;
+}
+
+bool safe_to_fall_back(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::overloaded:
+    case ErrorKind::rate_limit:
+    case ErrorKind::unavailable:
+    case ErrorKind::timeout:
+    case ErrorKind::network:
+    case ErrorKind::module_crashed:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace amplifier::orchestrator

@@ -12,6 +12,8 @@ inline constexpr std::string_view kProviderRequest = "provider:request";
 inline constexpr std::string_view kProviderResponse = "provider:response";
 inline constexpr std::string_view kProviderError = "provider:error";
 inline constexpr std::string_view kProviderRetry = "provider:retry";
+// A turn moved to the next provider of its route: {from, to, reason, error}.
+inline constexpr std::string_view kProviderFallback = "provider:fallback";
 inline constexpr std::string_view kContentBlockStart = "content_block:start";
 inline constexpr std::string_view kContentBlockDelta = "content_block:delta";
 inline constexpr std::string_view kContentBlockEnd = "content_block:end";

@@ -1,5 +1,6 @@
 // An agent loop's configuration and its choice of provider.
 #pragma once
+#include "amplifier/errors.hpp"
 #include "amplifier_sdk.hpp"
 
 #include <boost/json/value.hpp>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace amplifier::orchestrator {
 
@@ -16,7 +18,10 @@ struct LoopConfig {
   // Provider calls with tools per turn; -1 is unlimited. When reached, the loop makes one
   // final call without tools, with a reminder to wrap up.
   std::int64_t max_iterations = -1;
-  std::optional<std::string> provider;  // force a provider by mount name
+  std::optional<std::string> provider;  // force a provider by mount name (no fallback then)
+  // The role of the plan's `routing` this loop's turns use (capability "session.routing"):
+  // its providers in order, the next tried when one fails in a way safe to fall back on.
+  std::string route = "default";
   std::optional<std::string> model;
   std::optional<std::int64_t> max_output_tokens;
   std::optional<double> temperature;
@@ -55,5 +60,16 @@ LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &poli
 // Throws KernelException (kind configuration) when there is none, or `forced` is not mounted.
 std::string select_provider(const boost::json::value &providers,
                             const std::optional<std::string> &forced);
+
+// The providers of `role` in the plan's routing (capability "session.routing", a JSON object
+// of role -> [mount names]) that are mounted, in order; empty when the role has none.
+std::vector<std::string> route_of(const boost::json::value &routing, std::string_view role,
+                                  const boost::json::value &providers);
+
+// Whether a provider call that failed so may be asked of the next provider of the route:
+// overloaded, rate_limit (after the provider's own retries), unavailable (5xx), timeout,
+// network, a crashed provider process. Never authentication, invalid_request, content_filter,
+// context_length or the like: another vendor would refuse the same, or should not be asked.
+bool safe_to_fall_back(ErrorKind kind);
 
 }  // namespace amplifier::orchestrator
