@@ -46,8 +46,17 @@ void append_event_json(std::string &line, HookEvent &event) {
 
 std::string_view answer_text_delta(HookEvent &event) {
   // The typed delta, or one read from a payload a hook replaced.
-  const auto delta = event.typed_delta();
-  return delta && delta->kind == AMP_DELTA_TEXT ? delta->text : std::string_view();
+  if (const auto delta = event.typed_delta())
+    return delta->kind == AMP_DELTA_TEXT ? delta->text : std::string_view();
+  // A replaced payload of another shape (no block_index, say): its text delta still shows.
+  const boost::json::object &data = event.data();
+  const auto *value_of_delta = data.if_contains("delta");
+  const auto *fields = value_of_delta ? value_of_delta->if_object() : nullptr;
+  const auto *type = fields ? fields->if_contains("type") : nullptr;
+  const auto *text = fields ? fields->if_contains("text") : nullptr;
+  if (type && type->is_string() && type->get_string() == "text" && text && text->is_string())
+    return text->get_string();
+  return {};
 }
 
 std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::milliseconds delay) {

@@ -70,9 +70,9 @@ std::vector<Vendor> vendors() {
        },
        sse("gemini_stream_text_recorded_firebase.sse")},
       {"provider-ollama",
-       // Ollama takes no key (it asks /api/show for the model's context window first).
+       // A hosted Ollama's key (it asks /api/show for the model's context window first).
        [](const std::string &url) {
-         return json::object{{"host", url}, {"default_model", "qwen3"}};
+         return json::object{{"host", url}, {"default_model", "qwen3"}, {"api_key", kSecret}};
        },
        [](loopback::LoopbackServer &server) {
          server.enqueue(loopback::ScriptedResponse::json(
@@ -123,8 +123,10 @@ const json::object &first(const std::vector<amp_test::EventRecorder::Event> &eve
 }  // namespace
 
 TEST_CASE("every vendor provider: summaries by default, cut payloads at debug, complete at raw") {
-  // A prompt longer than the debug events keep of a string.
-  const std::string prompt = "Say hello. " + std::string(3000, 'x');
+  // A prompt longer than the debug events keep of a string (512 bytes), with the key pasted
+  // across that cut: scrubbed before it is cut, no part of it may remain.
+  const std::string prompt = "Say hello. " + std::string(489, 'x') + std::string(kSecret) +
+                             std::string(3000, 'x');
   for (const Vendor &vendor : vendors()) {
     CAPTURE(vendor.module);
     {
@@ -144,6 +146,8 @@ TEST_CASE("every vendor provider: summaries by default, cut payloads at debug, c
       CHECK(request.find("Say hello.") != std::string::npos);
       CHECK(request.find(std::string(3000, 'x')) == std::string::npos);  // cut
       CHECK(request.find("more bytes]") != std::string::npos);
+      for (const auto &event : events)
+        CHECK_MESSAGE(json::serialize(event.data).find("sk-debug") == std::string::npos, event.name);
       CHECK(!first(events, "llm:response:debug").at("response").at("body").is_null());
     }
     for (const json::object &levels : {json::object{{"debug", true}, {"raw_debug", true}},

@@ -482,3 +482,36 @@ TEST_CASE("the second turn's request starts with the first's cached prefix, byte
     CHECK((beta.find("extended-cache-ttl-2025-04-11") != std::string::npos) == (ttl == "1h"));
   }
 }
+
+// The Amplifier issue: an ephemeral injection (hooks-todo-reminder's, each request) merged
+// into the last user message moved the cache breakpoint onto text the next request does not
+// have. It travels in a block of its own after the breakpoint, so the next request still
+// begins with exactly what this one cached.
+TEST_CASE("an ephemeral injection never moves the cached prefix") {
+  loopback::LoopbackServer server;
+  server.enqueue(sse_fixture("anthropic_stream_text_recorded.sse"));
+  server.enqueue(sse_fixture("anthropic_stream_text_recorded.sse"));
+  auto session = open_session(anthropic_plan(loopback_config(server.base_url())));
+  // What hooks-todo-reminder answers before each request while a todo item is open.
+  session->hooks().register_handler("provider:request", [](std::string_view, const json::object &) {
+    return amplifier::HookResult::from_json(json::parse(
+        R"({"action":"inject_context","context_injection":"<system-reminder>todo: write the tests</system-reminder>",)"
+        R"("context_injection_role":"user","ephemeral":true})"));
+  });
+  REQUIRE(session->execute("First question.").status == "success");
+  REQUIRE(session->execute("Second question.").status == "success");
+  const auto requests = server.requests();
+  REQUIRE(requests.size() == 2);
+  const json::object first = json::parse(requests[0].body).as_object();
+  const json::object second = json::parse(requests[1].body).as_object();
+  CAPTURE(requests[0].body);
+  const json::array &prompt = first.at("messages").as_array().back().at("content").as_array();
+  REQUIRE(prompt.size() == 2);  // the prompt, then the request-only reminder
+  CHECK(prompt[0].at("text") == "First question.");
+  CHECK(prompt[0].as_object().contains("cache_control"));
+  CHECK(!prompt[1].as_object().contains("cache_control"));
+  CHECK(requests[0].body.find("__amp_ephemeral") == std::string::npos);
+  // The second request's first message is byte for byte what the first one cached.
+  CHECK(json::serialize(second.at("messages").at(0).at("content").at(0)) ==
+        json::serialize(prompt[0]));
+}

@@ -30,8 +30,7 @@ Child::Child(Child &&other) noexcept
       stdin_(std::exchange(other.stdin_, -1)),
       stdout_(std::exchange(other.stdout_, -1)),
       stderr_(std::exchange(other.stderr_, -1)),
-      reaped_(other.reaped_),
-      status_(other.status_) {}
+      reaping_(std::exchange(other.reaping_, std::make_unique<Reaping>())) {}
 
 Child &Child::operator=(Child &&other) noexcept {
   if (this != &other) {
@@ -41,8 +40,7 @@ Child &Child::operator=(Child &&other) noexcept {
     stdin_ = std::exchange(other.stdin_, -1);
     stdout_ = std::exchange(other.stdout_, -1);
     stderr_ = std::exchange(other.stderr_, -1);
-    reaped_ = other.reaped_;
-    status_ = other.status_;
+    reaping_ = std::exchange(other.reaping_, std::make_unique<Reaping>());
   }
   return *this;
 }
@@ -60,16 +58,22 @@ void Child::close_pipes() noexcept {
 
 void Child::close_stdin() noexcept { close_fd(stdin_); }
 
-bool Child::exited() const noexcept {
-  if (reaped_ || pid_ <= 0) return true;
+bool Child::exited_locked() const noexcept {
+  if (reaping_->reaped || pid_ <= 0) return true;
   siginfo_t info{};
   const int result = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
   // ECHILD: a host that ignores SIGCHLD has it reaped automatically; it is gone.
   return (result == 0 && info.si_pid == pid_) || (result < 0 && errno == ECHILD);
 }
 
+bool Child::exited() const noexcept {
+  std::lock_guard lock(reaping_->mutex);
+  return exited_locked();
+}
+
 std::optional<std::string> Child::exit_reason() const {
-  if (reaped_) return describe_wait_status(status_);
+  std::lock_guard lock(reaping_->mutex);
+  if (reaping_->reaped) return describe_wait_status(reaping_->status);
   if (pid_ <= 0) return std::nullopt;
   siginfo_t info{};
   if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
@@ -80,23 +84,30 @@ std::optional<std::string> Child::exit_reason() const {
 }
 
 int Child::wait() {
-  if (reaped_ || pid_ <= 0) return status_;
-  while (::waitpid(pid_, &status_, 0) < 0) {
+  std::lock_guard lock(reaping_->mutex);
+  if (reaping_->reaped || pid_ <= 0) return reaping_->status;
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) {
-      status_ = 255 << 8;  // reaped elsewhere (a host that ignores SIGCHLD): unknown
+      status = 255 << 8;  // reaped elsewhere (a host that ignores SIGCHLD): unknown
       break;
     }
   }
-  reaped_ = true;
-  return status_;
+  reaping_->status = status;
+  reaping_->reaped = true;
+  return status;
 }
 
 void Child::signal_group(int signal) noexcept {
-  if (!reaped_ && pid_ > 0) ::kill(-pid_, signal);
+  std::lock_guard lock(reaping_->mutex);
+  if (!reaping_->reaped && pid_ > 0) ::kill(-pid_, signal);
 }
 
 int Child::stop(std::chrono::milliseconds grace) {
-  if (reaped_ || pid_ <= 0) return status_;
+  {
+    std::lock_guard lock(reaping_->mutex);
+    if (reaping_->reaped || pid_ <= 0) return reaping_->status;
+  }
   close_stdin();
   auto wait_exit = [this](std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -109,13 +120,19 @@ int Child::stop(std::chrono::milliseconds grace) {
   wait_exit(grace / 2);
   // The whole group, leader exited or not: a grandchild must not outlive the child. The leader
   // is still unreaped here, so the group id cannot belong to anyone else.
-  signal_group(SIGKILL);
-  ::kill(pid_, SIGKILL);  // in case it left its group
+  {
+    std::lock_guard lock(reaping_->mutex);
+    if (!reaping_->reaped && pid_ > 0) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);  // in case it left its group
+    }
+  }
   return wait();
 }
 
 int Child::open_pidfd() const noexcept {
-  if (reaped_ || pid_ <= 0) return -1;
+  std::lock_guard lock(reaping_->mutex);
+  if (reaping_->reaped || pid_ <= 0) return -1;
   return static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
 }
 

@@ -46,13 +46,15 @@ std::filesystem::path find_program(const std::string &name, const std::string &p
   while (start <= path_list.size()) {
     std::size_t end = path_list.find(':', start);
     if (end == std::string::npos) end = path_list.size();
-    std::string directory = path_list.substr(start, end - start);
-    if (directory.empty()) directory = ".";
+    const std::string directory = path_list.substr(start, end - start);
+    start = end + 1;
+    // An empty or relative entry ("." in PATH) would be looked up in whatever folder the
+    // child starts in, a workspace a model may have written: never.
+    if (directory.empty() || directory.front() != '/') continue;
     std::filesystem::path candidate = std::filesystem::path(directory) / name;
     std::error_code ec;
     if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
       return candidate;
-    start = end + 1;
   }
   return {};
 }

@@ -10,6 +10,7 @@
 #include "amplifier/process/child.hpp"
 #include "amplifier/process/environment.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -91,6 +93,8 @@ struct Launch {
   bool keep[kFirstFreeDescriptor] = {};
   // The host's ends of the pipes.
   Descriptor stdin_pipe, stdout_pipe, stderr_pipe;
+  // The spec's limit, lowered to the host's own hard limit (a child may not be given more).
+  rlim_t address_space_limit = 0;
 };
 
 void give(Launch &launch, int target, Descriptor source) {
@@ -117,9 +121,12 @@ void plan_stream(Launch &launch, int target, const Stream &stream, Descriptor &h
       give(launch, target, std::move(child_reads ? ends.read : ends.write));
       return;
     }
-    case Stream::Kind::inherit:
+    case Stream::Kind::inherit: {
+      // The host's own stream, or /dev/null when the host has it closed (`>&-`).
+      if (::fcntl(target, F_GETFD) < 0) return plan_stream(launch, target, Stream::null(), host_end, stdout_source);
       give(launch, target, high_copy(target));
       return;
+    }
     case Stream::Kind::descriptor:
       give(launch, target, high_copy(stream.fd));
       return;
@@ -142,6 +149,12 @@ Launch plan_launch(const Spec &spec) {
   launch.argv = c_string_pointers(launch.argv_text);
   launch.env = c_string_pointers(launch.env_text);
   launch.working_dir = spec.working_dir.string();
+  if (spec.address_space_limit > 0) {
+    rlimit current{};
+    launch.address_space_limit = spec.address_space_limit;
+    if (::getrlimit(RLIMIT_AS, &current) == 0 && current.rlim_max != RLIM_INFINITY)
+      launch.address_space_limit = std::min<rlim_t>(launch.address_space_limit, current.rlim_max);
+  }
 
   plan_stream(launch, 0, spec.stdin_stream, launch.stdin_pipe, -1);
   plan_stream(launch, 1, spec.stdout_stream, launch.stdout_pipe, -1);
@@ -206,6 +219,17 @@ class SpawnThread {
     static auto *thread = new SpawnThread();  // never destroyed: children may outlive main()
     return *thread;
   }
+
+  // This library is linked into modules (tool-mcp), which the host may unload. The thread runs
+  // code of the object that holds this function, so that object is pinned in memory first
+  // (RTLD_NODELETE on the already-loaded object; the executable itself is never unloaded).
+  static void pin_this_object() {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void *>(&SpawnThread::pin_this_object), &info) == 0 ||
+        !info.dli_fname)
+      return;
+    ::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);  // the handle is leaked
+  }
   template <class Fn>
   auto run(Fn fn) {
     std::packaged_task<decltype(fn())()> task(std::move(fn));
@@ -220,6 +244,7 @@ class SpawnThread {
 
  private:
   SpawnThread() {
+    pin_this_object();
     std::thread([this] {
       for (;;) {
         std::function<void()> job;
@@ -259,8 +284,8 @@ class SpawnThread {
   ::syscall(SYS_close_range, kFirstFreeDescriptor, report - 1, 0);
   ::syscall(SYS_close_range, report + 1, ~0U, 0);
   if (!launch.working_dir.empty() && ::chdir(launch.working_dir.c_str()) != 0) fail_with(errno);
-  if (spec.address_space_limit > 0) {
-    const rlimit limit{spec.address_space_limit, spec.address_space_limit};
+  if (launch.address_space_limit > 0) {
+    const rlimit limit{launch.address_space_limit, launch.address_space_limit};
     if (::setrlimit(RLIMIT_AS, &limit) != 0) fail_with(errno);
   }
   struct sigaction default_action {};

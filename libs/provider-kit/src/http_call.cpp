@@ -50,7 +50,10 @@ void HttpProviderCall::report_request(const json::object &body, std::string_view
   report(kLlmRequest, nullptr);
   if (identity_.debug_level == DebugLevel::summary) return;
   if (identity_.host.has_hook_handlers(kLlmRequestDebug)) {
-    const json::object cut = cut_for_debug(body).as_object();
+    // Scrubbed before it is cut: a cut through the key would leave its first part behind.
+    json::value scrubbed = body;
+    scrub_secret(scrubbed, identity_.secret);
+    const json::object cut = cut_for_debug(scrubbed).as_object();
     report(kLlmRequestDebug, &cut);
   }
   if (identity_.debug_level == DebugLevel::raw) report(kLlmRequestRaw, &body);
@@ -200,8 +203,10 @@ void HttpProviderCall::finish_ok(amplifier::ChatResponse response, int status) {
   // Never silent: what the call could not do as asked is an event (and rides on the response,
   // which the orchestrator keeps in the message's metadata).
   if (!response.degradations.empty() && identity_.host.has_hook_handlers(kProviderDegraded)) {
-    json::array list;
-    for (const auto &degradation : response.degradations) list.push_back(amplifier::to_json(degradation));
+    json::value list = json::array{};
+    for (const auto &degradation : response.degradations)
+      list.get_array().push_back(amplifier::to_json(degradation));
+    scrub_secret(list, identity_.secret);  // a reason may quote the server's error
     notify_or_warn(identity_.host, kProviderDegraded,
                    json::object{{"provider", identity_.provider},
                                 {"model", identity_.model},
@@ -246,10 +251,13 @@ void HttpProviderCall::report_response(int status, const amplifier::ChatResponse
     body = raw_events_;
   else if (!raw_events_.empty())
     body = raw_events_.front();
-  if (debug)
+  if (debug) {
+    json::value scrubbed = body;  // before it is cut, as for the request
+    scrub_secret(scrubbed, identity_.secret);
     notify_or_warn(identity_.host, kLlmResponseDebug,
-                   llm_response_payload(summary, true, response_headers_, cut_for_debug(body),
+                   llm_response_payload(summary, true, response_headers_, cut_for_debug(scrubbed),
                                         identity_.secret));
+  }
   if (raw)
     notify_or_warn(identity_.host, kLlmResponseRaw,
                    llm_response_payload(summary, true, response_headers_, std::move(body),

@@ -140,7 +140,12 @@ json::object llm_response_payload(const ResponseSummary &summary, bool raw,
     if (summary.response->finish_reason)
       payload["finish_reason"] = *summary.response->finish_reason;
   }
-  if (summary.error) payload["error"] = amplifier::to_json(*summary.error);
+  if (summary.error) {
+    // A server's error text may quote the request (and so the key): scrubbed at every level.
+    json::value error = amplifier::to_json(*summary.error);
+    scrub_secret(error, api_key);
+    payload["error"] = std::move(error);
+  }
   if (!raw) return payload;
   json::value response = json::object{{"status", summary.status},
                                       {"headers", redacted_headers(headers)},

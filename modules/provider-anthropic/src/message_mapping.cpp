@@ -1,9 +1,12 @@
 #include "message_mapping.hpp"
 
+#include "prompt_caching.hpp"
+
 #include "amplifier/provider/conversation.hpp"
 
 #include <boost/json/serialize.hpp>
 
+#include <optional>
 #include <string_view>
 
 namespace provider_anthropic {
@@ -22,6 +25,19 @@ struct Turn {
 };
 
 json::object text_block(std::string_view text) { return {{"type", "text"}, {"text", text}}; }
+
+// Where a message's request-only text begins (metadata.ephemeral_from, set by the agent loop),
+// when it has some and the offset lies within its string content.
+std::optional<std::size_t> ephemeral_from(const Message &message) {
+  if (!message.metadata) return std::nullopt;
+  const json::value *from = message.metadata->if_contains("ephemeral_from");
+  const auto *text = std::get_if<std::string>(&message.content);
+  if (!from || !text) return std::nullopt;
+  json::error_code ec;
+  const auto at = from->to_number<std::size_t>(ec);
+  if (ec || at > text->size()) return std::nullopt;
+  return at;
+}
 
 json::object tool_result_block(std::string_view tool_use_id, std::string content, bool is_error) {
   json::object block{
@@ -111,7 +127,20 @@ class ConversationMapper final : public amplifier::provider::ConversationWalker 
   void add_user(const Message &message) {
     json::array content;
     if (const auto *text = std::get_if<std::string>(&message.content)) {
-      if (!text->empty()) content.push_back(text_block(*text));
+      // Text the agent loop added for this request only (metadata.ephemeral_from) travels in a
+      // block of its own, marked so no cache breakpoint is put on or after it: the prefix the
+      // next request shares with this one then ends before it (prompt_caching.cpp).
+      const std::size_t stable = ephemeral_from(message).value_or(text->size());
+      if (stable > 0) content.push_back(text_block(std::string_view(*text).substr(0, stable)));
+      if (stable < text->size()) {
+        std::string_view added = std::string_view(*text).substr(stable);
+        while (added.starts_with('\n')) added.remove_prefix(1);
+        if (!added.empty()) {
+          json::object block = text_block(added);
+          block[kEphemeralMark] = true;
+          content.push_back(std::move(block));
+        }
+      }
     } else {
       for (const ContentBlock &block : std::get<std::vector<ContentBlock>>(message.content)) {
         if (amplifier::block_as<amplifier::ToolResultBlock>(block)) continue;  // taken already

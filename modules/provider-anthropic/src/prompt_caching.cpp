@@ -20,9 +20,14 @@ bool can_carry_cache_control(const json::object &block) {
   return name != "thinking" && name != "redacted_thinking";
 }
 
-// Marks the last block of `blocks` that may carry cache_control; false when there is none.
+// Marks the last block of `blocks` that may carry cache_control and comes before any
+// request-only block; false when there is none.
 bool mark_last_eligible(json::array &blocks, const json::object &marker) {
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+  auto end = blocks.rend();
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
+    if (it->is_object() && it->get_object().contains(kEphemeralMark)) end = it;
+  auto first = end == blocks.rend() ? blocks.rbegin() : std::next(end);
+  for (auto it = first; it != blocks.rend(); ++it) {
     if (!it->is_object() || !can_carry_cache_control(it->get_object())) continue;
     it->get_object()["cache_control"] = marker;
     return true;
@@ -97,5 +102,16 @@ std::size_t apply_cache_breakpoints(json::object &body, std::string_view ttl) {
 }
 
 std::size_t count_cache_breakpoints(const json::object &body) { return count_in(body); }
+
+void strip_ephemeral_marks(json::object &body) {
+  json::value *messages = body.if_contains("messages");
+  if (!messages || !messages->is_array()) return;
+  for (auto &message : messages->get_array()) {
+    json::value *content = message.is_object() ? message.get_object().if_contains("content") : nullptr;
+    if (!content || !content->is_array()) continue;
+    for (auto &block : content->get_array())
+      if (block.is_object()) block.get_object().erase(kEphemeralMark);
+  }
+}
 
 }  // namespace provider_anthropic

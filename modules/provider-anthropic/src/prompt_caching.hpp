@@ -9,6 +9,13 @@
 namespace provider_anthropic {
 
 inline constexpr std::size_t kMaxCacheBreakpoints = 4;
+// Marks a block the request mapping made of request-only (ephemeral) text: no breakpoint is put
+// on it or after it in its message. Removed by apply_cache_breakpoints / strip_ephemeral_marks
+// before the request is sent.
+inline constexpr std::string_view kEphemeralMark = "__amp_ephemeral";
+
+// Removes every kEphemeralMark from the messages' blocks (also when caching is off).
+void strip_ephemeral_marks(boost::json::object &body);
 
 // Marks, in this order of preference and within kMaxCacheBreakpoints: the last system block,
 // the last tool, and the last block of each of the two most recent user messages (so a turn

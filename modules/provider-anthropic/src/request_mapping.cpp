@@ -176,6 +176,7 @@ MappedRequest map_request(const ChatRequest &request, const AnthropicConfig &con
   }
   if (request.response_format) note_response_format(*request.response_format, degradations);
   if (config.enable_prompt_caching) apply_cache_breakpoints(body, config.cache_ttl);
+  strip_ephemeral_marks(body);
   body["stream"] = mapped.stream;
   mapped.degradations = degradations.take();
   return mapped;

@@ -1,6 +1,7 @@
 #include "chat_call.hpp"
 
 #include "amplifier/provider/call_reports.hpp"
+#include "amplifier/provider/wire_log.hpp"
 #include "amplifier/transport/error_mapping.hpp"
 
 #include <boost/json/parse.hpp>
@@ -91,7 +92,10 @@ void ChatCall::on_complete(transport::CallResult result) {
       // Asked once more without it: its own llm:request, a warning, and the degradation on
       // the answer (provider:degraded, the message's metadata).
       mapped_.body.erase(field);
-      const std::string reason = "the server refused " + field + ": " + result.error->message;
+      // The server's words may quote the request: scrubbed of the key before they are kept.
+      json::value said = json::string("the server refused " + field + ": " + result.error->message);
+      provider::scrub_secret(said, identity().secret);
+      const std::string reason(said.get_string());
       mapped_.degradations.push_back(
           amplifier::Degradation{field, reason, std::string("sent without it"), {}});
       identity().host.warn(std::string(kModuleId) + ": " + reason + "; sent again without it");

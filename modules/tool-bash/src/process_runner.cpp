@@ -118,7 +118,8 @@ class CommandRun {
     // environment, which may be the sandbox's allow-list.
     spec.argv = command_.argv;
     const char *host_path = ::getenv("PATH");
-    if (const auto program = process::find_program(spec.argv[0], host_path ? host_path : "");
+    if (const auto program = process::find_program(
+            spec.argv[0], host_path ? host_path : process::path_of({}));
         !program.empty())
       spec.argv[0] = program.string();
     spec.environment = command_.environment ? *command_.environment : environment_without_secrets();

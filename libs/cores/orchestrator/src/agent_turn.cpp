@@ -130,36 +130,36 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
   // Pacing comes after the hooks and the context, so their time counts towards the delay.
   if (!co_await pacer_.wait_turn(*signal_)) co_return TurnOutcome::cancelled(last_text_, iterations_);
   ++iterations_;
-  const RequestFingerprint sent = fingerprint_of(request);
+  RequestFingerprint sent = fingerprint_of(request);
   ProviderResult result =
       co_await call_provider(host_, signal_, provider_, std::move(request), config_.cancel_grace);
-  if (is_context_overflow(result))
-    result = co_await retry_compacted(final_call, ephemeral, sent, std::move(result));
-  result = co_await fall_back(std::move(result), final_call, ephemeral);
-  co_return co_await handle_response(std::move(result), final_call);
-}
-
-Task<ProviderResult> AgentTurn::fall_back(ProviderResult result, bool final_call,
-                                          const std::vector<Injection> &ephemeral) {
-  std::optional<json::object> fell_back;
+  std::optional<json::object> fell_back;  // where the answer came from, when not the first
   for (;;) {
-    if (result.status != ProviderResult::Status::Error || result.content_streamed ||
-        !safe_to_fall_back(result.error.kind))
-      break;
-    auto at = std::find(route_.begin(), route_.end(), provider_);
-    if (at == route_.end() || std::next(at) == route_.end()) break;
-    const std::string from = provider_;
-    provider_ = *std::next(at);
+    if (is_context_overflow(result))
+      result = co_await retry_compacted(final_call, ephemeral, sent, std::move(result));
+    const std::optional<std::string> next = next_in_route(result);
+    if (!next) break;
+    // The same request, asked of the next provider of the route: announced, gated and paced
+    // as any call; the context adapts the history to it (what it cannot take is recorded).
+    const std::string from = std::exchange(provider_, *next);
+    model_applies_ = false;  // the loop's `model` names a model of the first provider
     const json::object note{{"from", from},
                             {"to", provider_},
                             {"reason", to_string(result.error.kind)},
                             {"error", to_json(result.error)}};
     notify_with(host_, event::kProviderFallback, [&] { return note; });
     if (!fell_back) fell_back = json::object{{"from", from}, {"reason", to_string(result.error.kind)}};
-    if (cancel_level() >= AMP_CANCEL_GRACEFUL)
-      co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}, false};
-    result = co_await call_provider(host_, signal_, provider_,
-                                    build_request(final_call, ephemeral, false),
+    json::object again{{"provider", provider_}, {"iteration", iterations_}, {"fallback_from", from}};
+    if (final_call) again["max_reached"] = true;
+    HookOutcome gate = emit_gated(host_, event::kProviderRequest, again,
+                                  ApprovalSubject{event::kProviderRequest, {}, again});
+    if (gate.denies()) co_return TurnOutcome::incomplete(denial(gate), iterations_);
+    absorb(gate);
+    if (cancel_level() >= AMP_CANCEL_GRACEFUL || !co_await pacer_.wait_turn(*signal_))
+      co_return TurnOutcome::cancelled(last_text_, iterations_);
+    std::string again_request = build_request(final_call, ephemeral, false);
+    sent = fingerprint_of(again_request);
+    result = co_await call_provider(host_, signal_, provider_, std::move(again_request),
                                     config_.cancel_grace);
   }
   // The answer says where it came from: kept in the stored message's metadata.
@@ -168,7 +168,16 @@ Task<ProviderResult> AgentTurn::fall_back(ProviderResult result, bool final_call
     if (!metadata.is_object()) metadata = json::object{};
     metadata.get_object()["fallback"] = std::move(*fell_back);
   }
-  co_return result;
+  co_return co_await handle_response(std::move(result), final_call);
+}
+
+std::optional<std::string> AgentTurn::next_in_route(const ProviderResult &result) const {
+  if (result.status != ProviderResult::Status::Error || result.content_streamed ||
+      !safe_to_fall_back(result.error.kind))
+    return std::nullopt;
+  auto at = std::find(route_.begin(), route_.end(), provider_);
+  if (at == route_.end() || std::next(at) == route_.end()) return std::nullopt;
+  return *std::next(at);
 }
 
 bool AgentTurn::is_context_overflow(const ProviderResult &result) {
@@ -209,7 +218,7 @@ AgentTurn::RequestFingerprint AgentTurn::fingerprint_of(std::string_view request
 
 std::string AgentTurn::context_hints(bool after_overflow) const {
   json::object hints{{"provider", provider_}};
-  if (config_.model) hints["model"] = *config_.model;
+  if (config_.model && model_applies_) hints["model"] = *config_.model;
   if (config_.max_output_tokens) hints["max_output_tokens"] = *config_.max_output_tokens;
   if (after_overflow) hints["context_overflow"] = true;
   return json::serialize(hints);
@@ -253,7 +262,8 @@ std::string AgentTurn::build_request(bool final_call, const std::vector<Injectio
     request += R"(,"tools":)";
     request += tool_specs_json_;
   }
-  if (config_.model) append_member(request, "model", json::value(*config_.model));
+  if (config_.model && model_applies_)
+    append_member(request, "model", json::value(*config_.model));
   if (config_.max_output_tokens)
     append_member(request, "max_output_tokens", json::value(*config_.max_output_tokens));
   if (config_.temperature) append_member(request, "temperature", json::value(*config_.temperature));

@@ -87,13 +87,23 @@ void apply_ephemeral(json::array &messages, const std::vector<Injection> &inject
     // Merging keeps two messages of one role from following each other, which some
     // providers reject.
     if (last && role_of(*last) == injection.role) {
-      json::value &content = last->get_object()["content"];
+      json::object &message = last->get_object();
+      json::value &content = message["content"];
       if (content.is_string()) {
+        const std::size_t stable = content.get_string().size();
         append_text(content, injection.text);
+        // Where the stored message ends and this request's addition begins, for a provider
+        // that caches prefixes (metadata.ephemeral_from, in bytes of the content).
+        json::value &metadata = message["metadata"];
+        if (!metadata.is_object()) metadata = json::object{};
+        if (!metadata.get_object().contains(kEphemeralFrom))
+          metadata.get_object()[kEphemeralFrom] = stable;
         continue;
       }
     }
-    messages.push_back(text_message(injection.role, injection.text));
+    json::object message = text_message(injection.role, injection.text);
+    message["metadata"] = json::object{{kEphemeralFrom, 0}};  // all of it
+    messages.push_back(std::move(message));
   }
 }
 

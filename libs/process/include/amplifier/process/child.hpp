@@ -16,14 +16,18 @@
 // Trust: this library decides nothing about WHAT runs. Each caller states whose command it
 // is (the operator's plan, a model's tool call) and what that party may do; see the callers.
 //
-// THREADS: spawn() may be called from any thread. A Child is used by one thread at a time,
-// except signal_group() and exited(), which may race with anything.
+// THREADS: spawn() may be called from any thread. exited(), exit_reason(), wait(), stop() and
+// signal_group() may be called from several threads at once (a reader asking how the child
+// ended while another stops it): reaping and signalling exclude each other, so a signal never
+// reaches a pid that was reaped and reused. The pipe accessors are for one thread at a time.
 #pragma once
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -131,12 +135,18 @@ class Child {
 
  private:
   void close_pipes() noexcept;
+  // The reaping state, shared by the threads that ask about the child.
+  struct Reaping {
+    std::mutex mutex;
+    bool reaped = false;
+    int status = 0;
+  };
+  bool exited_locked() const noexcept;
   pid_t pid_ = -1;
   int stdin_ = -1;
   int stdout_ = -1;
   int stderr_ = -1;
-  bool reaped_ = false;
-  int status_ = 0;
+  std::unique_ptr<Reaping> reaping_ = std::make_unique<Reaping>();
 };
 
 // "exited with status 1", "killed by signal 9 (SIGKILL)".

@@ -16,7 +16,8 @@ std::vector<std::string> environment_with(
 std::vector<char *> c_string_pointers(std::vector<std::string> &strings);
 
 // The program `name` would run as: itself when it has a '/', else the first executable match
-// on `path_list` (a PATH value). Empty when there is none.
+// in the absolute folders of `path_list` (a PATH value; empty and relative entries are
+// skipped). Empty when there is none.
 std::filesystem::path find_program(const std::string &name, const std::string &path_list);
 
 // The PATH of `environment` ("NAME=value" strings), or the usual default when it has none.

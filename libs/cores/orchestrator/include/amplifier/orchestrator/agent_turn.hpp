@@ -65,13 +65,11 @@ class AgentTurn {
   Task<ProviderResult> retry_compacted(bool final_call, const std::vector<Injection> &ephemeral,
                                        RequestFingerprint refused, ProviderResult failed);
   Task<std::optional<TurnOutcome>> handle_response(ProviderResult result, bool final_call);
-  // While the call failed in a way safe to fall back on, before any content was shown, and the
-  // route has a next provider: provider:fallback {from, to, reason, error}, the request built
-  // again for that provider (the context adapts the history, recording what it cannot take),
-  // and asked of it. The turn stays on the provider that answered; the answer's metadata says
-  // where it fell back from.
-  Task<ProviderResult> fall_back(ProviderResult result, bool final_call,
-                                 const std::vector<Injection> &ephemeral);
+  // The provider of the route after the current one, when `result` failed in a way safe to fall
+  // back on before any content was shown (iterate then announces provider:fallback {from, to,
+  // reason, error}, gates, paces and asks it; the turn stays on it, and the answer's metadata
+  // says where it fell back from).
+  std::optional<std::string> next_in_route(const ProviderResult &result) const;
   Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
   // Cuts a result longer than max_tool_result_chars and says so (tool:result_cut).
   void limit_result(ToolOutcome &outcome);
@@ -92,6 +90,7 @@ class AgentTurn {
 
   std::string provider_;
   std::vector<std::string> route_;  // the plan's routing for this loop's role; may be empty
+  bool model_applies_ = true;       // false once the turn fell back to another provider
   std::string tool_specs_json_;  // the host's tools_list, as sent in every request
   bool has_tools_ = false;
   std::set<std::string, std::less<>> tool_names_;

@@ -24,7 +24,11 @@ boost::json::object assistant_message(boost::json::object response_json,
 // Adds ephemeral injections to the messages of one request (never to the context):
 // append_to_last_tool_result ones extend the last tool result's output when the last message
 // is a tool message; the others merge into the last message when it has the same role and
-// plain-text content, and otherwise become a message of their own.
+// plain-text content, and otherwise become a message of their own. A message that holds
+// ephemeral text says where it starts: metadata.ephemeral_from, the byte of its string
+// content (0 for a message that is all ephemeral), so a provider that caches prefixes never
+// puts a breakpoint after it (provider-anthropic).
+inline constexpr std::string_view kEphemeralFrom = "ephemeral_from";
 void apply_ephemeral(boost::json::array &messages, const std::vector<Injection> &injections);
 
 // The reminder sent with the final call when max_iterations is reached.
