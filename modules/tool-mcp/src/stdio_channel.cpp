@@ -90,8 +90,9 @@ void StdioChannel::send(std::string message, std::optional<RequestId>) {
     }
     if (written < 0 && errno == EINTR) continue;
     if (written < 0 && errno == EAGAIN) {
-      pollfd out{child_->stdin_fd(), POLLOUT, 0};
-      if (::poll(&out, 1, kWriteStallMs) > 0) continue;
+      // Waits in short slices, so a close() (which takes this mutex) is not held up.
+      if (wait_writable()) continue;
+      if (closing_) return;
       return report_closed("the server has not read its input for " +
                            std::to_string(kWriteStallMs / 1000) + " s");
     }
@@ -99,8 +100,24 @@ void StdioChannel::send(std::string message, std::optional<RequestId>) {
   }
 }
 
+// Whether the server's stdin can take more within kWriteStallMs; false at once when closing.
+bool StdioChannel::wait_writable() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWriteStallMs);
+  while (!closing_ && std::chrono::steady_clock::now() < deadline) {
+    pollfd out{child_->stdin_fd(), POLLOUT, 0};
+    if (::poll(&out, 1, 100) > 0) return true;
+  }
+  return false;
+}
+
 void StdioChannel::close() {
   closing_ = true;
+  if (child_) {
+    // Closed under the write mutex: a send() never writes to a descriptor number that is
+    // closed under it (and perhaps reused by then).
+    std::lock_guard lock(write_mutex_);
+    child_->close_stdin();
+  }
   if (child_) child_->stop(1000ms);
   if (wake_fd_ >= 0) {
     const std::uint64_t one = 1;

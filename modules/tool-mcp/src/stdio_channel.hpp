@@ -31,6 +31,7 @@ class StdioChannel final : public Channel {
   std::string describe() const override;
 
  private:
+  bool wait_writable();
   void read_loop();
   bool read_stdout();
   void read_stderr();
