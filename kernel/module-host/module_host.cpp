@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -61,6 +62,9 @@ class ModuleProcess final : public Channel::Handler {
   amp_status hook_register_delta(int32_t priority, amp_str name, amp_hook_delta_fn on_delta,
                                  amp_hook_fn on_json, void *user_data);
   amp_status contribute(amp_str channel, amp_str name, amp_contributor_fn fn, void *user_data);
+  amp_status register_with_host(const std::function<void(std::uint64_t)> &keep,
+                                const std::function<Message(std::uint64_t)> &message_for,
+                                const std::function<void(std::uint64_t)> &forget);
   amp_status start_call(Fn fn, amp_str target, amp_str payload, const amp_call_sink *sink,
                         amp_call_id *out_call);
   void finished(amp_call_id call);
@@ -581,22 +585,36 @@ amp_status ModuleProcess::config_get(std::string_view key, amp_writer *out) {
   return AMP_OK;
 }
 
-amp_status ModuleProcess::hook_register(amp_str event, int32_t priority, amp_str name,
-                                        amp_hook_fn fn, void *user_data) {
-  if (!fn) return AMP_INVALID_ARGUMENT;
+// Keeps a handler of the module's under a new id (`keep`, under the mutex), asks the host to
+// register it (`message_for(id)`), and forgets it again (`forget`) when the host refuses.
+amp_status ModuleProcess::register_with_host(
+    const std::function<void(std::uint64_t)> &keep,
+    const std::function<Message(std::uint64_t)> &message_for,
+    const std::function<void(std::uint64_t)> &forget) {
   std::uint64_t id;
   {
     std::lock_guard lock(mutex_);
     id = next_id_++;
-    hooks_[id] = {fn, user_data};
+    keep(id);
   }
-  Reply reply = forward(Message(Fn::hook_register, {from_amp(event), from_amp(name)},
-                                std::uint64_t(std::uint32_t(priority)), id));
+  Reply reply = forward(message_for(id));
   if (reply.a != AMP_OK) {
     std::lock_guard lock(mutex_);
-    hooks_.erase(id);
+    forget(id);
   }
   return to_status(reply.a);
+}
+
+amp_status ModuleProcess::hook_register(amp_str event, int32_t priority, amp_str name,
+                                        amp_hook_fn fn, void *user_data) {
+  if (!fn) return AMP_INVALID_ARGUMENT;
+  return register_with_host(
+      [&](std::uint64_t id) { hooks_[id] = {fn, user_data}; },
+      [&](std::uint64_t id) {
+        return Message(Fn::hook_register, {from_amp(event), from_amp(name)},
+                       std::uint64_t(std::uint32_t(priority)), id);
+      },
+      [&](std::uint64_t id) { hooks_.erase(id); });
 }
 
 // A typed delta hook: registered with the host as one (a = priority, b = its id here, c = 1
@@ -606,39 +624,30 @@ amp_status ModuleProcess::hook_register_delta(int32_t priority, amp_str name,
                                               amp_hook_delta_fn on_delta, amp_hook_fn on_json,
                                               void *user_data) {
   if (!on_delta) return AMP_INVALID_ARGUMENT;
-  std::uint64_t id;
-  {
-    std::lock_guard lock(mutex_);
-    id = next_id_++;
-    delta_hooks_[id] = {on_delta, user_data};
-    if (on_json) hooks_[id] = {on_json, user_data};
-  }
-  Reply reply = forward(Message(Fn::hook_register_delta, {from_amp(name)},
-                                std::uint64_t(std::uint32_t(priority)), id, on_json ? 1 : 0));
-  if (reply.a != AMP_OK) {
-    std::lock_guard lock(mutex_);
-    delta_hooks_.erase(id);
-    hooks_.erase(id);
-  }
-  return to_status(reply.a);
+  return register_with_host(
+      [&](std::uint64_t id) {
+        delta_hooks_[id] = {on_delta, user_data};
+        if (on_json) hooks_[id] = {on_json, user_data};
+      },
+      [&](std::uint64_t id) {
+        return Message(Fn::hook_register_delta, {from_amp(name)},
+                       std::uint64_t(std::uint32_t(priority)), id, on_json ? 1 : 0);
+      },
+      [&](std::uint64_t id) {
+        delta_hooks_.erase(id);
+        hooks_.erase(id);
+      });
 }
 
 amp_status ModuleProcess::contribute(amp_str channel, amp_str name, amp_contributor_fn fn,
                                      void *user_data) {
   if (!fn) return AMP_INVALID_ARGUMENT;
-  std::uint64_t id;
-  {
-    std::lock_guard lock(mutex_);
-    id = next_id_++;
-    contributors_[id] = {fn, user_data};
-  }
-  Reply reply =
-      forward(Message(Fn::channel_contribute, {from_amp(channel), from_amp(name)}, 0, id));
-  if (reply.a != AMP_OK) {
-    std::lock_guard lock(mutex_);
-    contributors_.erase(id);
-  }
-  return to_status(reply.a);
+  return register_with_host(
+      [&](std::uint64_t id) { contributors_[id] = {fn, user_data}; },
+      [&](std::uint64_t id) {
+        return Message(Fn::channel_contribute, {from_amp(channel), from_amp(name)}, 0, id);
+      },
+      [&](std::uint64_t id) { contributors_.erase(id); });
 }
 
 amp_status ModuleProcess::start_call(Fn fn, amp_str target, amp_str payload,
