@@ -235,3 +235,24 @@ TEST_CASE("the environment is the host's unless given, and PATH lookup uses the 
   CHECK(find_program("sh", "/nowhere").empty());
   CHECK(find_program("./relative", "/bin") == fs::path("./relative"));
 }
+
+// The untrusted case of the program lookup: a cloned repository (or a model's write) puts an
+// executable named like a tool into the folder a child starts in, and PATH has "." or a
+// relative entry. Those entries are never searched; the real program in an absolute folder is.
+TEST_CASE("a relative or empty PATH entry is never searched, whatever the current folder holds") {
+  amp_test::TempDir dir("process-path");
+  const fs::path planted = dir.path() / "bin" / "sh";
+  fs::create_directories(planted.parent_path());
+  std::ofstream(planted) << "#!/bin/sh\necho planted\n";
+  fs::permissions(planted, fs::perms::owner_all);
+  const fs::path was = fs::current_path();
+  fs::current_path(dir.path());
+  CHECK(find_program("sh", "bin:.:") == fs::path());
+  CHECK(find_program("sh", "bin:/bin") == fs::path("/bin/sh"));
+  Spec spec;
+  spec.argv = {"sh", "-c", "echo real"};
+  spec.environment = std::vector<std::string>{"PATH=bin:/bin"};
+  spec.stdout_stream = Stream::pipe();
+  CHECK(output_of(spec) == "real\n");
+  fs::current_path(was);
+}

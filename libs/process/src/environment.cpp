@@ -10,6 +10,8 @@ extern char **environ;
 
 namespace amplifier::process {
 
+// Trust: the host's environment is the operator's. Which of it a child sees is the caller's
+// decision (tool-bash leaves credentials out; the sandbox passes an allow-list).
 std::vector<std::string> environment_with(
     const std::vector<std::pair<std::string, std::string>> &overrides) {
   std::map<std::string, std::string> variables;

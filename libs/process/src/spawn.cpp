@@ -223,6 +223,8 @@ class SpawnThread {
   // This library is linked into modules (tool-mcp), which the host may unload. The thread runs
   // code of the object that holds this function, so that object is pinned in memory first
   // (RTLD_NODELETE on the already-loaded object; the executable itself is never unloaded).
+  // Trust: RTLD_NOLOAD loads nothing: only an object the operator's plan already mounted is
+  // kept, so no party can make this load code.
   static void pin_this_object() {
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void *>(&SpawnThread::pin_this_object), &info) == 0 ||
@@ -330,6 +332,10 @@ pid_t spawn_with_fork(const Spec &spec, const Launch &launch) {
 
 }  // namespace
 
+// Trust: this decides nothing about what runs; each caller says whose command it is and gates
+// it (tool-bash: the model's, under the plan's policy; tool-mcp: the operator's or a trusted
+// folder's server; the isolation helper and validate: the operator's plan; module builds: an
+// operator-trusted source).
 Child Child::spawn(const Spec &spec) {
   Launch launch = plan_launch(spec);
   const bool needs_fork = spec.die_with_host || spec.address_space_limit > 0;

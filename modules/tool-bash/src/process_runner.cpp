@@ -111,6 +111,11 @@ class CommandRun {
   }
 
  private:
+  // Trust: the command line is the model's (a tool call), already passed through the plan's
+  // allow/deny lists, the confined folder and, when on, the sandbox; the program that runs it is
+  // the operator's (/bin/bash, or the plan's bwrap_path), looked up on the host's PATH (the
+  // operator's environment) in absolute folders only, so a cloned repository's ./bin or a
+  // workspace file named like the program is never run instead.
   void spawn() {
     namespace process = amplifier::process;
     process::Spec spec;
