@@ -335,7 +335,13 @@ ApiResponse Api::show_stored_session(const std::string &id) {
 
 ApiResponse Api::show_session(const std::string &id) {
   auto s = sessions_.find(id);
-  if (!s) return show_stored_session(id);
+  if (!s) {
+    // One this server is giving back is shown once it is back: "loaded": false then means its
+    // lease is released and the stored messages are the last ones (the CI run at ce08566 saw
+    // a lease still held after "loaded" had turned false).
+    sessions_.wait_closed(id, std::chrono::seconds(20));
+    return show_stored_session(id);
+  }
   json::value messages = json::parse(s->session().coordinator().context_messages());
   return json_response(200, json::object{{"id", s->id()},
                                          {"loaded", true},
