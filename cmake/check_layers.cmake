@@ -11,7 +11,7 @@ if(NOT ROOT)
   message(FATAL_ERROR "check_layers.cmake: pass -DROOT=<source dir>")
 endif()
 
-set(parts plugin-api model process base transport provider-kit openai-responses context-core
+set(parts plugin-api model process base transport provider-kit openai-responses cost-core context-core
           orchestrator-core todo-core kernel host-runtime host-serve host-validate host-init
           host-cli modules)
 set(plugin-api_sources plugin-api)
@@ -28,6 +28,8 @@ set(provider-kit_sources libs/provider-kit)
 set(provider-kit_roots libs/provider-kit/include)
 set(openai-responses_sources libs/openai-responses)
 set(openai-responses_roots libs/openai-responses/src)
+set(cost-core_sources libs/cores/cost)
+set(cost-core_roots libs/cores/cost/include)
 set(context-core_sources libs/cores/context)
 set(context-core_roots libs/cores/context/include)
 set(orchestrator-core_sources libs/cores/orchestrator)
@@ -60,19 +62,20 @@ set(transport_may model)
 set(provider-kit_may plugin-api model base transport)
 set(openai-responses_may plugin-api model base transport provider-kit)
 set(context-core_may plugin-api model base)
-set(orchestrator-core_may plugin-api model base)
+set(cost-core_may "")
+set(orchestrator-core_may plugin-api model base cost-core)
 set(todo-core_may "")
 set(kernel_may plugin-api model process)
 # The host: a runtime (plan to session) the others build on, and a command line on top that
 # only parses arguments and calls them. serve, validate and init never see the command line
 # (CLI11) nor each other.
-set(host-runtime_may plugin-api model process base kernel)
-set(host-serve_may plugin-api model process base kernel host-runtime)
+set(host-runtime_may plugin-api model process base cost-core kernel)
+set(host-serve_may plugin-api model process base cost-core kernel host-runtime)
 set(host-validate_may plugin-api model process base kernel host-runtime)
 set(host-init_may plugin-api model process base kernel host-runtime)
-set(host-cli_may plugin-api model process base kernel host-runtime host-serve host-validate host-init)
-set(modules_may plugin-api model process base transport provider-kit openai-responses context-core
-                orchestrator-core todo-core)
+set(host-cli_may plugin-api model process base cost-core kernel host-runtime host-serve host-validate host-init)
+set(modules_may plugin-api model process base transport provider-kit openai-responses cost-core
+                context-core orchestrator-core todo-core)
 
 # Headers a part may not include (a prefix of the include path): only the command line parses
 # arguments (CLI/), and only the process library starts processes (spawn.h: posix_spawn), so

@@ -434,8 +434,9 @@ typedef amp_status (*amp_work_submit_fn)(amp_host *host, uint32_t delay_ms,
  * the child: parent_id, a cancellation that follows the caller's session, the same approvals.
  * Events (JSON, on_event): {"type":"session_started","session_id","agent","resumed":bool}
  * once the child is mounted, before its turn runs.
- * Terminal payload on AMP_OK: {"session_id","agent","response","status"} with the child's
- * final answer and its turn status (success | incomplete). A child turn that failed ends the
+ * Terminal payload on AMP_OK: {"session_id","agent","response","status","report"?} with the
+ * child's final answer, its turn status (success | incomplete | budget_exceeded) and its
+ * orchestrator's report when it gave one (the agent loop's: {"ledger"}). A child turn that failed ends the
  * call with AMP_ERROR and its error object (plus "session_id"); a cancelled one with
  * AMP_CANCELLED. call_cancel on the call cancels the child's turn (graceful: after its
  * running step; immediate: now).
@@ -539,7 +540,10 @@ typedef struct amp_orchestrator_vtable {
    * (the host's own loops do). Either way the turn ends with exactly one call_finish, which
    * may come before or after execute returns. Cancellation arrives through `cancel` (possibly
    * while execute is still running) and call_cancel_state. The terminal payload on AMP_OK is
-   * {"response": "...", "status": "success"|"incomplete"|"cancelled"}. */
+   * {"response": "...", "status": "success"|"incomplete"|"cancelled"|"budget_exceeded",
+   * "report"?: {...}}: an optional report (any object) for the caller, which a host passes on
+   * (a child's goes to the delegate tool). Written first in the payload, the host reads it
+   * without parsing the answer. */
   void (*execute)(void *instance, amp_call_id call, amp_str prompt_json);
   void (*cancel)(void *instance, amp_call_id call, amp_cancel_level level);
 } amp_orchestrator_vtable;

@@ -146,6 +146,45 @@ std::optional<UserSettings> load_user_settings(const fs::path &file) {
 
 std::optional<UserSettings> load_user_settings() { return load_user_settings(settings_file()); }
 
+namespace {
+
+// A price entry's numbers (or its long_context map), as JSON.
+boost::json::value pricing_value(const fs::path &file, const YAML::Node &node, const std::string &key) {
+  if (node.IsMap()) {
+    boost::json::object out;
+    for (const auto &member : node) {
+      const std::string name = member.first.as<std::string>();
+      out[name] = pricing_value(file, member.second, key + "." + name);
+    }
+    return out;
+  }
+  if (node.IsScalar()) {
+    double number = 0;
+    if (YAML::convert<double>::decode(node, number)) return number;
+  }
+  throw problem(file, node, key, "expected a number (USD per million tokens) or a map, got " +
+                                     describe(node));
+}
+
+}  // namespace
+
+boost::json::object pricing_of(const UserSettings &settings) {
+  const YAML::Node pricing = settings.document["pricing"];
+  if (!pricing || pricing.IsNull()) return {};
+  if (!pricing.IsMap())
+    throw problem(settings.file, pricing, "pricing",
+                  "expected a map of model -> prices, got " + describe(pricing));
+  boost::json::object out;
+  for (const auto &entry : pricing) {
+    const std::string model = entry.first.as<std::string>();
+    if (!entry.second.IsMap())
+      throw problem(settings.file, entry.second, "pricing." + model,
+                    "expected a map of prices (input, output, ...), got " + describe(entry.second));
+    out[model] = pricing_value(settings.file, entry.second, "pricing." + model);
+  }
+  return out;
+}
+
 std::string provider_plan_entry(const std::string &provider, const YAML::Node &config) {
   std::string entry = "  - module: " + provider + "\n";
   if (config && config.IsMap() && config.size() > 0)

@@ -4,6 +4,8 @@
 #pragma once
 #include "settings_yaml.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -37,6 +39,12 @@ struct UserSettings {
   std::string provider;        // module id; empty when the file names none
   YAML::Node provider_config;  // a map, possibly empty
 };
+
+// The operator's price entries (settings.yaml `pricing:`, in prices.json's per-model shape:
+// {MODEL: {input, output, cache_read?, cache_write?, cache_write_1h?}}), as JSON; empty when
+// there are none. Throws SettingsError naming the file and the entry when it is not a map of
+// maps of numbers (the cost library checks the prices themselves).
+boost::json::object pricing_of(const UserSettings &settings);
 
 // nullopt when `file` does not exist. A file that is not valid YAML or has the wrong shape
 // throws SettingsError "<file>:<line>:<col>: <problem>".

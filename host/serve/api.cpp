@@ -5,6 +5,7 @@
 #include "web_assets.hpp"
 
 #include "amplifier/coordinator.hpp"
+#include "amplifier/cost/ledger.hpp"
 #include "amplifier/session_store.hpp"
 
 #include <boost/json/parse.hpp>
@@ -315,6 +316,13 @@ void Api::append_stored_sessions(json::array &list, const std::set<std::string> 
   }
 }
 
+// The session's cost and tokens as its last answer records them (libs/cores/cost): the same
+// figures whichever server shows it, loaded or stored.
+static json::object ledger_json(const json::value &messages) {
+  return cost::to_json(messages.is_array() ? cost::ledger_of_transcript(messages.get_array())
+                                           : cost::Ledger{});
+}
+
 // A session the store keeps but no server holds (an idle one was unloaded, or another server
 // ran it): shown as the store has it, without opening it.
 ApiResponse Api::show_stored_session(const std::string &id) {
@@ -326,11 +334,14 @@ ApiResponse Api::show_stored_session(const std::string &id) {
     throw store_failure(e.what(), e.status);
   }
   if (!stored) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
+  json::value &messages = (*stored)["messages"];
+  json::object ledger = ledger_json(messages);
   return json_response(200, json::object{{"id", id},
                                          {"loaded", false},
                                          {"stored", std::move((*stored)["metadata"])},
                                          {"running", false},
-                                         {"messages", std::move((*stored)["messages"])}});
+                                         {"ledger", std::move(ledger)},
+                                         {"messages", std::move(messages)}});
 }
 
 ApiResponse Api::show_session(const std::string &id) {
@@ -343,11 +354,13 @@ ApiResponse Api::show_session(const std::string &id) {
     return show_stored_session(id);
   }
   json::value messages = json::parse(s->session().coordinator().context_messages());
+  json::object ledger = ledger_json(messages);
   return json_response(200, json::object{{"id", s->id()},
                                          {"loaded", true},
                                          {"metadata", s->metadata()},
                                          {"created", s->created()},
                                          {"running", s->running_for_clients()},
+                                         {"ledger", std::move(ledger)},
                                          {"messages", std::move(messages)}});
 }
 

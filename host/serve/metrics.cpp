@@ -60,6 +60,14 @@ void Metrics::tokens(std::string_view direction, std::int64_t count) {
   tokens_[std::string(direction)] += static_cast<std::uint64_t>(count);
 }
 
+void Metrics::call_cost(const json::value &usd) {
+  std::lock_guard lock(mutex_);
+  if (usd.is_number() && usd.to_number<double>() > 0)
+    cost_usd_ += usd.to_number<double>();
+  else if (usd.is_null())
+    unpriced_calls_++;
+}
+
 void Metrics::provider_latency(double seconds) {
   std::lock_guard lock(mutex_);
   provider_latency_.observe(seconds);
@@ -91,6 +99,15 @@ void Metrics::observe(HookRegistry &hooks) {
           tokens("input", integer_member(usage->as_object(), "input_tokens"));
           tokens("output", integer_member(usage->as_object(), "output_tokens"));
         }
+        return HookResult{};
+      },
+      0, "serve-metrics");
+  hooks.register_handler(
+      "ledger:update",
+      [this](std::string_view, const json::object &data) {
+        const json::value *call = data.if_contains("call");
+        const json::value *usd = call && call->is_object() ? call->as_object().if_contains("usd") : nullptr;
+        if (usd) call_cost(*usd);
         return HookResult{};
       },
       0, "serve-metrics");
@@ -129,6 +146,13 @@ std::string Metrics::prometheus(std::size_t sessions_open, std::size_t turns_run
   add_counter(out, "amplifier_turns_total", "Turns finished, by status.", "status", turns_);
   add_counter(out, "amplifier_tokens_total", "Tokens the providers reported.", "direction",
               tokens_);
+  out += fmt::format(
+      "# HELP amplifier_cost_usd_total What the provider calls cost, in USD, at the price "
+      "table's prices (calls of a model with no known price are not in it).\n"
+      "# TYPE amplifier_cost_usd_total counter\namplifier_cost_usd_total {:.10g}\n"
+      "# HELP amplifier_unpriced_calls_total Provider calls of a model with no known price.\n"
+      "# TYPE amplifier_unpriced_calls_total counter\namplifier_unpriced_calls_total {}\n",
+      cost_usd_, unpriced_calls_);
   add_counter(out, "amplifier_errors_total", "Provider, tool and turn errors, by kind.", "kind",
               errors_);
   provider_latency_.append(out, "amplifier_provider_latency_seconds",

@@ -44,6 +44,8 @@ class Metrics {
   void turn_finished(std::string_view status);
   void error(std::string_view kind);
   void tokens(std::string_view direction, std::int64_t count);
+  // One provider call's cost from the agent loop's ledger:update (null: no known price).
+  void call_cost(const boost::json::value &usd);
   void provider_latency(double seconds);
   // An event stream's request read -> its first event handed to the socket.
   void first_event(double seconds);
@@ -62,6 +64,8 @@ class Metrics {
   std::map<std::string, std::uint64_t, std::less<>> turns_;   // by status
   std::map<std::string, std::uint64_t, std::less<>> errors_;  // by kind
   std::map<std::string, std::uint64_t, std::less<>> tokens_;  // input | output
+  double cost_usd_ = 0;                // the priced calls'
+  std::uint64_t unpriced_calls_ = 0;   // calls of a model with no known price
   Histogram<11> provider_latency_{{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}};
   Histogram<12> first_event_{{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}};
 };

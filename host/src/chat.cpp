@@ -11,9 +11,11 @@
 #include "default_plan.hpp"
 #include "event_output.hpp"
 #include "interrupts.hpp"
+#include "ledger_text.hpp"
 #include "session_launch.hpp"
 
 #include "amplifier/coordinator.hpp"
+#include "amplifier/model_base.hpp"
 #include "amplifier/mount_plan.hpp"
 #include "amplifier/session.hpp"
 #include "amplifier/terminal_text.hpp"
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,7 +50,8 @@ constexpr const char *kHelp =
     "Type a prompt and press Enter. Commands:\n"
     "  /help    this help\n"
     "  /tools   the mounted tools\n"
-    "  /status  session id, provider, turns and tokens\n"
+    "  /status  session id, provider, turns, tokens and cost\n"
+    "  /cost    what the session has cost: its calls, child sessions, tokens\n"
     "  /clear   forget the conversation (clears the context)\n"
     "  /exit    leave (Ctrl-D too)\n"
     "Ctrl-C during a turn: once stops after the running step, twice stops at once.\n"
@@ -105,38 +109,43 @@ void accept_line(char *line) {
   rl_callback_handler_remove();  // the next prompt is installed when the turn is over
 }
 
-// What /status reports; updated by hooks (provider threads) and the main thread.
-struct Usage {
-  std::atomic<long long> input_tokens{0};
-  std::atomic<long long> output_tokens{0};
-  std::atomic<int> turns{0};
+// What /status and /cost report: the session's ledger as the agent loop last announced it
+// (ledger:update, on a provider's or worker's thread), or as the transcript of a resumed
+// session holds it.
+class LedgerView {
+ public:
+  explicit LedgerView(std::string session_id) : session_id_(std::move(session_id)) {}
+
+  void listen(HookRegistry &hooks, const std::shared_ptr<LedgerView> &self) {
+    hooks.register_handler("ledger:update", [self](std::string_view, const json::object &data) {
+      // A child session's own updates reach its parent's ledger through the delegate result.
+      const json::value *id = data.if_contains("session_id");
+      const json::value *ledger = data.if_contains("ledger");
+      if (id && id->is_string() && id->get_string() == self->session_id_ && ledger)
+        self->set(cost::ledger_from_json(*ledger));
+      return HookResult{};
+    });
+  }
+  void set(const cost::Ledger &ledger) {
+    std::lock_guard lock(mutex_);
+    latest_ = ledger;
+  }
+  std::optional<cost::Ledger> latest() const {
+    std::lock_guard lock(mutex_);
+    return latest_;
+  }
+
+ private:
+  const std::string session_id_;
+  mutable std::mutex mutex_;
+  std::optional<cost::Ledger> latest_;
 };
-
-// A token count from a Usage object (0 when absent or not a number).
-long long integer_at(const json::object &o, std::string_view key) {
-  auto *v = o.if_contains(key);
-  if (!v || !v->is_number()) return 0;
-  json::error_code ec;
-  auto n = v->to_number<long long>(ec);
-  return ec ? 0 : n;
-}
-
-void count_usage(HookRegistry &hooks, std::shared_ptr<Usage> usage) {
-  hooks.register_handler("provider:response", [usage](std::string_view, const json::object &data) {
-    auto *u = data.if_contains("usage");
-    if (u && u->is_object()) {
-      usage->input_tokens += integer_at(u->as_object(), "input_tokens");
-      usage->output_tokens += integer_at(u->as_object(), "output_tokens");
-    }
-    return HookResult{};
-  });
-}
 
 class Chat {
  public:
   Chat(Session &session, InterruptWatcher &interrupts, std::shared_ptr<TextOutputState> text,
-       std::shared_ptr<Usage> usage)
-      : session_(session), interrupts_(interrupts), text_(std::move(text)), usage_(std::move(usage)) {}
+       std::shared_ptr<LedgerView> ledger)
+      : session_(session), interrupts_(interrupts), text_(std::move(text)), ledger_(std::move(ledger)) {}
 
   // Called by the interrupt watcher's thread.
   void on_interrupt(int count) {
@@ -206,17 +215,18 @@ class Chat {
     turn_running_ = true;
     TurnResult result = session_.execute(prompt);
     turn_running_ = false;
-    usage_->turns += 1;
     if (text_) finish_answer(result);
     if (result.status == "error")
       std::fprintf(stderr, "amplifier: error: %s\n", terminal_safe(error_message(result)).c_str());
     else if (result.status == "cancelled")
       std::fprintf(stderr, "amplifier: the turn was cancelled\n");
+    else if (result.status == "budget_exceeded")
+      std::fprintf(stderr, "amplifier: %s\n", terminal_safe(result.response).c_str());
   }
 
   // Without the display: prints the answer when nothing streamed, and ends its line.
   void finish_answer(const TurnResult &result) {
-    if (!text_->streamed.load() && result.status != "error")
+    if (!text_->streamed.load() && result.status != "error" && result.status != "budget_exceeded")
       std::fputs(terminal_safe(result.response).c_str(), stdout);
     bool ends_with_newline = text_->streamed.load()
                                  ? text_->ends_with_newline.load()
@@ -232,6 +242,7 @@ class Chat {
     if (name == "/help") std::fputs(kHelp, stdout);
     else if (name == "/tools") print_tools();
     else if (name == "/status") print_status();
+    else if (name == "/cost") print_cost();
     else if (name == "/clear") clear_context();
     else std::fprintf(stdout, "unknown command %s (try /help)\n", name.c_str());
     std::fflush(stdout);
@@ -256,9 +267,26 @@ class Chat {
     std::string providers;
     for (const auto *p : session_.coordinator().providers())
       providers += (providers.empty() ? "" : ", ") + p->mount_name;
-    std::fprintf(stdout, "session  %s\nprovider %s\nturns    %d\ntokens   %lld in, %lld out\n",
+    const cost::Ledger ledger = ledger_->latest().value_or(cost::Ledger{});
+    const cost::Totals total = ledger.total();
+    std::fprintf(stdout,
+                 "session  %s\nprovider %s\nturns    %lld\ntokens   %lld in, %lld out"
+                 " (cache read %lld, cache write %lld)\ncost     %s%s\n",
                  session_.id().c_str(), providers.empty() ? "none" : providers.c_str(),
-                 usage_->turns.load(), usage_->input_tokens.load(), usage_->output_tokens.load());
+                 static_cast<long long>(ledger.own.turns),
+                 static_cast<long long>(total.tokens.input), static_cast<long long>(total.tokens.output),
+                 static_cast<long long>(total.tokens.cache_read),
+                 static_cast<long long>(total.tokens.cache_write), usd_text(total.usd).c_str(),
+                 total.unpriced_calls ? " (at least: a model has no known price)" : "");
+  }
+
+  void print_cost() {
+    const auto ledger = ledger_->latest();
+    if (!ledger) {
+      std::fputs("no provider call yet\n", stdout);
+      return;
+    }
+    std::fputs(ledger_text(*ledger).c_str(), stdout);
   }
 
   void clear_context() {
@@ -274,7 +302,7 @@ class Chat {
   Session &session_;
   InterruptWatcher &interrupts_;
   std::shared_ptr<TextOutputState> text_;  // null when the display shows the answer
-  std::shared_ptr<Usage> usage_;
+  std::shared_ptr<LedgerView> ledger_;
   std::atomic<bool> turn_running_{false};
   WakePipe wake_;
 };
@@ -326,17 +354,27 @@ int run_chat(const std::string &plan_file) {
     text = std::make_shared<TextOutputState>();
     attach_text_output(session.hooks(), output, text);
   }
-  auto usage = std::make_shared<Usage>();
-  count_usage(session.hooks(), usage);
+  auto ledger = std::make_shared<LedgerView>(session.id());
+  ledger->listen(session.hooks(), ledger);
   try {
     session.initialize();
   } catch (const SessionError &e) {
     std::fprintf(stderr, "amplifier: error: %s\n", e.what());
     return 1;
   }
+  // A resumed session's ledger is in its transcript (its last answer's metadata).
+  try {
+    if (json::value messages = amplifier::parse_json(session.coordinator().context_messages());
+        messages.is_array()) {
+      if (auto stored = cost::ledger_of_transcript(messages.as_array()); stored.own.calls > 0)
+        ledger->set(stored);
+    }
+  } catch (const std::exception &e) {  // a context that answers nonsense: /cost starts empty
+    std::fprintf(stderr, "amplifier: warning: the session's earlier cost is unknown: %s\n", e.what());
+  }
 
   History history;
-  Chat interactive(session, interrupts, text, usage);
+  Chat interactive(session, interrupts, text, ledger);
   int code = 0;
   {
     InterruptRelay::Scope reporting(relay,

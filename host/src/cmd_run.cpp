@@ -39,6 +39,7 @@ struct RunOptions {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitCancelled = 130;
+constexpr int kExitBudget = 3;  // the session's budget ended the turn (session.budget)
 
 std::string read_prompt(const std::string &arg) {
   if (arg != "-") return arg;
@@ -133,7 +134,7 @@ int run(const RunOptions &options) {
 
   if (!jsonl && !display) {
     bool streamed = text_state->streamed.load();
-    if (!streamed && result.status != "error")
+    if (!streamed && result.status != "error" && result.status != "budget_exceeded")
       std::fputs(terminal_safe(result.response).c_str(), stdout);
     bool ends_with_newline = streamed ? text_state->ends_with_newline.load()
                                       : (!result.response.empty() && result.response.back() == '\n');
@@ -148,6 +149,10 @@ int run(const RunOptions &options) {
   if (result.status == "cancelled") {
     std::fprintf(stderr, "amplifier: the turn was cancelled\n");
     return kExitCancelled;
+  }
+  if (result.status == "budget_exceeded") {
+    std::fprintf(stderr, "amplifier: %s\n", terminal_safe(result.response).c_str());
+    return kExitBudget;
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 // files into it.
 #include "command_errors.hpp"
 #include "commands.hpp"
+#include "ledger_text.hpp"
 #include "plan_loading.hpp"
 
 #include "amplifier/model.hpp"
@@ -178,6 +179,16 @@ void print_footer(std::size_t messages, const transcript::Transcript &read) {
                                  : std::string());
 }
 
+// The session's cost and tokens, as its last answer's metadata records them (written by the
+// agent loop after every provider call); nothing for a transcript from before the ledger.
+void print_ledger(const json::array &messages) {
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it)
+    if (auto ledger = cost::ledger_of_message(*it)) {
+      fmt::print("\n{}", ledger_text(*ledger));
+      return;
+    }
+}
+
 // Printed as it is read, one message at a time, so a transcript of any length is shown in
 // bounded memory (each line up to the default max_line_bytes).
 // A session the plan's context module keeps, as it reads it back.
@@ -202,6 +213,7 @@ int show_stored_session(const ContextSessionStore &from, const SessionsOptions &
   print_header(options.id, metadata, "stored by " + from.module_id());
   for (const auto &message : messages) print_message(message);
   fmt::print("\n({} message(s))\n", messages.size());
+  print_ledger(messages);
   return 0;
 }
 
@@ -221,14 +233,18 @@ int show_session(const SessionsOptions &options) {
     print_header(options.id, metadata, "transcript " + files.transcript.string());
   }
   std::size_t messages = 0;
+  std::optional<cost::Ledger> last_ledger;  // of the last message carrying one
   if (options.as_json) fmt::print("[");
   const transcript::Transcript read = transcript::read_transcript(
       files.transcript,
       [&](transcript::Record &&record) {
-        if (options.as_json)
+        if (options.as_json) {
           fmt::print("{}{}", messages == 0 ? "" : ",", json::serialize(record.message));
-        else
+        } else {
           print_message(record.message);
+          // The ledger the last answer carries is the session's (each answer has it whole).
+          if (auto ledger = cost::ledger_of_message(record.message)) last_ledger = *ledger;
+        }
         ++messages;
         return true;
       },
@@ -237,7 +253,10 @@ int show_session(const SessionsOptions &options) {
   for (const auto &line : read.skipped)
     fmt::print(stderr, "amplifier: warning: {}: line {}: {}\n", files.transcript.string(),
                line.line, line.reason);
-  if (!options.as_json) print_footer(messages, read);
+  if (!options.as_json) {
+    print_footer(messages, read);
+    if (last_ledger) fmt::print("\n{}", ledger_text(*last_ledger));
+  }
   return 0;
 }
 

@@ -138,10 +138,14 @@ void ChildRunner::finish(const std::shared_ptr<Job> &job, TurnResult result) {
     job->call->finish(AMP_CANCELLED,
                       error_payload("cancelled", "the child session was cancelled", id));
   } else {
-    job->call->finish(AMP_OK, json::serialize(json::object{{"session_id", id},
-                                                           {"agent", job->options.agent},
-                                                           {"response", result.response},
-                                                           {"status", result.status}}));
+    json::object payload{{"session_id", id},
+                         {"agent", job->options.agent},
+                         {"response", result.response},
+                         {"status", result.status}};
+    // What the child's orchestrator reported (the agent loop's ledger, rolled up by the
+    // parent's): an error's report is already in its error object.
+    if (!result.report.is_null()) payload["report"] = result.report;
+    job->call->finish(AMP_OK, json::serialize(payload));
   }
   remove(job.get());
 }

@@ -10,6 +10,7 @@
 #include "child_runner.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/parser.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/uuid/random_generator.hpp>
 #include <boost/uuid/uuid_io.hpp>
@@ -39,6 +40,25 @@ struct TurnWait {
   TurnResult result;
 };
 
+// The "report" member of an orchestrator's result. The agent loop writes it first, so it is
+// parsed on its own (the parser stops where the object ends) and a long answer after it is
+// never put in a DOM; a report elsewhere costs one parse of the whole payload.
+boost::json::value report_of(std::string_view payload) {
+  constexpr std::string_view kReportFirst = R"({"report":)";
+  const auto first = payload.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && payload.substr(first, kReportFirst.size()) == kReportFirst) {
+    boost::json::parser parser({}, kernel_parse_options());
+    boost::json::error_code ec;
+    parser.write_some(payload.substr(first + kReportFirst.size()), ec);
+    if (!ec) return parser.release();  // a complete value: the rest is not read
+  }
+  boost::json::error_code ec;
+  auto whole = boost::json::parse(payload, ec, {}, kernel_parse_options());
+  const boost::json::value *report =
+      !ec && whole.is_object() ? whole.as_object().if_contains("report") : nullptr;
+  return report ? *report : boost::json::value();
+}
+
 // An error's payload is small and kept whole; a success's can hold a long answer, which is
 // read straight out of the text (no DOM: the answer is then in memory once more, not twice).
 TurnResult to_turn_result(amp_status status, std::string_view payload) {
@@ -48,6 +68,8 @@ TurnResult to_turn_result(amp_status status, std::string_view payload) {
     auto v = boost::json::parse(payload, ec, {}, kernel_parse_options());
     result.status = status == AMP_CANCELLED ? "cancelled" : "error";
     result.error = ec ? boost::json::value(payload) : v;
+    if (auto *report = v.is_object() ? v.as_object().if_contains("report") : nullptr)
+      result.report = *report;
     if (auto *m = v.is_object() ? v.as_object().if_contains("message") : nullptr;
         m && m->is_string())
       result.response = std::string(m->as_string());
@@ -56,6 +78,7 @@ TurnResult to_turn_result(amp_status status, std::string_view payload) {
   thread_local JsonFieldReader reader;
   thread_local const JsonFieldReader::Field response = reader.declare({"response"});
   thread_local const JsonFieldReader::Field turn_status = reader.declare({"status"});
+  thread_local const JsonFieldReader::Field report = reader.declare({"report"});
   const auto first = payload.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || payload[first] != '{' || !reader.read(payload)) {
     result.status = "error";
@@ -63,6 +86,7 @@ TurnResult to_turn_result(amp_status status, std::string_view payload) {
                                        {"message", "the orchestrator returned a malformed result"}};
     return result;
   }
+  if (reader.kind(report) == JsonFieldReader::Kind::object) result.report = report_of(payload);
   result.response = reader.take_string(response);  // the thread's reader keeps no copy
   result.status = reader.has(turn_status) && reader.kind(turn_status) == JsonFieldReader::Kind::string
                       ? std::string(reader.string(turn_status))
@@ -202,6 +226,10 @@ void Session::initialize() {
   // once everything is mounted, so hook modules (mounted last) see them too.
   // The plan's provider routes, for the agent loop (a capability, as a host would publish).
   if (!s.plan.routing.empty()) s.coordinator->register_capability("session.routing", s.plan.routing);
+  // The plan's other `session:` keys (budget, pricing, ...), as capabilities "session.<key>":
+  // what they mean is the modules' business, not the kernel's.
+  for (const auto &[key, value] : s.plan.session_extra)
+    s.coordinator->register_capability("session." + std::string(key), value);
   try {
     s.mount("orchestrator", s.plan.orchestrator, true);
     s.mount("context", s.plan.context, true);

@@ -214,6 +214,9 @@ TEST_CASE("an idle session moves to whichever server is asked, at once; a runnin
   }
   CHECK(user_prompts(shown(a.port(), id)) == prompts);
   CHECK(pgtest::count_messages(dsn, id) == 12);
+  // The ledger moved with the session: each server carried on from the stored one.
+  CHECK(shown(b.port(), id).at("ledger").at("session").at("turns").as_int64() == 6);
+  CHECK(shown(a.port(), id).at("ledger").at("session").at("calls").as_int64() == 6);
 
   // A turn running on A keeps the session there: B answers 409 (after asking, in vain), and
   // says nothing about the database. The answer echoes the prompt slowly: 20 s of it.

@@ -83,6 +83,21 @@ transport::Headers headers_of(const json::object &recorded) {
 
 }  // namespace
 
+TEST_CASE("usage: cache reads and writes apart, and of the writes the 1-hour ones") {
+  amplifier::Usage usage;
+  provider_anthropic::merge_anthropic_usage(
+      json::parse(R"({"input_tokens":50,"output_tokens":20,"cache_read_input_tokens":3000,)"
+                  R"("cache_creation_input_tokens":1000,"cache_creation":)"
+                  R"({"ephemeral_5m_input_tokens":600,"ephemeral_1h_input_tokens":400}})")
+          .as_object(),
+      usage);
+  CHECK(usage.input_tokens == 50);  // Anthropic's input excludes the cache
+  CHECK(usage.cache_read_tokens == 3000);
+  CHECK(usage.cache_write_tokens == 1000);
+  CHECK(usage.extra.at("cache_write_1h_tokens") == 400);
+  CHECK(usage.total_tokens == 4070);
+}
+
 TEST_CASE("recorded text stream: padded JSON parses, ping is ignored, deltas pass through live") {
   const std::string sse = fixture("anthropic_stream_text_recorded.sse");
   const auto payloads = sse_payloads(sse);

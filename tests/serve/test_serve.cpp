@@ -467,7 +467,11 @@ TEST_CASE("SIGTERM with chat completions past the grace period exits 0, every ti
 
 TEST_CASE("openapi.json documents exactly the router's routes; healthz and metrics answer") {
   Scratch s;
-  ServeProcess serve(s, {"--plan", s.write("quick.yaml", kQuickPlan).string()});
+  // Priced: the mock's answer is estimated at a few tokens, at $1000 / $2000 per million.
+  std::string priced = kQuickPlan;
+  priced.replace(priced.find("context: context-simple}"), 24,
+                 "context: context-simple, pricing: {\"mock*\": {input: 1000, output: 2000}}}");
+  ServeProcess serve(s, {"--plan", s.write("quick.yaml", priced).string()});
   auto doc = body_json(request(serve.port(), "GET", "/v1/openapi.json"));
   CHECK(doc.at("openapi").as_string() == "3.1.0");
   const std::set<std::string> routes = served_routes();
@@ -488,6 +492,15 @@ TEST_CASE("openapi.json documents exactly the router's routes; healthz and metri
   CHECK(contains(metrics.body, R"(amplifier_turns_total{status="success"} 1)"));
   CHECK(contains(metrics.body, "amplifier_provider_latency_seconds_count 1"));
   CHECK(contains(metrics.body, R"(amplifier_tokens_total{direction="output"})"));
+  // The session's ledger: in GET /v1/sessions/{id}, and its cost in /metrics.
+  const json::value shown = body_json(request(serve.port(), "GET", "/v1/sessions/" + id));
+  const json::object &ledger = shown.at("ledger").as_object();
+  CHECK(ledger.at("session").at("calls").as_int64() == 1);
+  CHECK(ledger.at("session").at("turns").as_int64() == 1);
+  const double usd = ledger.at("total").at("cost_usd").as_double();
+  CHECK(usd > 0);
+  CHECK(contains(metrics.body, fmt::format("amplifier_cost_usd_total {:.10g}\n", usd)));
+  CHECK(contains(metrics.body, "amplifier_unpriced_calls_total 0"));
   // The one event stream's first event, timed once; the buckets are cumulative.
   CHECK(contains(metrics.body, "amplifier_stream_first_event_seconds_count 1"));
   CHECK(contains(metrics.body, R"(amplifier_stream_first_event_seconds_bucket{le="+Inf"} 1)"));

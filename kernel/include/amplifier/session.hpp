@@ -63,6 +63,10 @@ struct TurnResult {
   std::string response;
   std::string status;        // success | incomplete | cancelled | error
   boost::json::value error;  // the error object when status == "error"
+  // The orchestrator's "report" member (an object), when its result has one: what it wants its
+  // caller to know besides the answer (the agent loop reports its cost ledger). A child's
+  // report is passed to the delegate tool with its answer. Null when there is none.
+  boost::json::value report;
 };
 
 class Session {

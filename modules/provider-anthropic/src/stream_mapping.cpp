@@ -68,6 +68,10 @@ void merge_anthropic_usage(const json::object &anthropic, amplifier::Usage &usag
   if (auto n = count_at(anthropic, "output_tokens")) usage.output_tokens = *n;
   if (auto n = count_at(anthropic, "cache_read_input_tokens")) usage.cache_read_tokens = *n;
   if (auto n = count_at(anthropic, "cache_creation_input_tokens")) usage.cache_write_tokens = *n;
+  // Of those writes, the 1-hour ones (priced at twice the input, the 5-minute ones at 1.25x).
+  if (const json::object *creation = object_at(anthropic, "cache_creation"))
+    if (auto n = count_at(*creation, "ephemeral_1h_input_tokens"); n && *n > 0)
+      usage.extra["cache_write_1h_tokens"] = *n;
   if (const json::object *details = object_at(anthropic, "output_tokens_details")) {
     if (auto n = count_at(*details, "thinking_tokens")) usage.reasoning_tokens = *n;
   }

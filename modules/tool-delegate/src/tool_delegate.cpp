@@ -176,6 +176,9 @@ class DelegateTool final : public amp::sdk::ToolModule {
                                                {"child_session_id", session_id},
                                                {"status", status}}));
     json::object extra{{"agent", agent}, {"session_id", session_id}, {"status", status}};
+    // The child's report (its ledger), for the parent's loop to roll up: passed on as it came.
+    if (const json::value *report = child.payload.if_contains("report"); report && report->is_object())
+      extra["report"] = *report;
     if (child.status == AMP_CANCELLED)
       return host().call_fail(call, "cancelled", "the sub-session was cancelled", AMP_CANCELLED);
     if (child.status != AMP_OK) {
@@ -189,7 +192,10 @@ class DelegateTool final : public amp::sdk::ToolModule {
     }
     std::string text = string_field(child.payload, "response");
     text += "\n\n[agent: " + agent + "; session_id: " + session_id +
-            (status == "incomplete" ? "; the agent stopped before it finished" : "") + "]";
+            (status == "incomplete"        ? "; the agent stopped before it finished"
+             : status == "budget_exceeded" ? "; the agent stopped: its budget was reached"
+                                           : "") +
+            "]";
     host().call_finish(call, AMP_OK, tool_result(true, text, std::move(extra)));
   }
 

@@ -23,7 +23,8 @@ std::string read_prompt(std::string_view prompt_json) {
 // loggers can discover them.
 amp_status announce_events(void *, amp_writer *out) {
   amp::sdk::write_to(
-      out, R"(["execution:start","execution:end","orchestrator:complete","tool:result_cut"])");
+      out, R"(["execution:start","execution:end","orchestrator:complete","tool:result_cut",)"
+          R"("ledger:update","budget:warning","budget:exceeded"])");
   return AMP_OK;
 }
 
@@ -34,7 +35,8 @@ AgentLoopModule::AgentLoopModule(amp::sdk::Host host, std::string_view config_js
     : OrchestratorModule(host),
       policy_(policy),
       config_(read_loop_config(config_json, policy, this->host())),
-      pacer_(config_.min_delay_between_calls) {
+      pacer_(config_.min_delay_between_calls),
+      ledger_(SessionLedger::for_session(this->host(), config_.budget)) {
   this->host().contribute("observability.events", policy_.module_id, &announce_events, nullptr);
 }
 
@@ -58,8 +60,12 @@ Task<void> AgentLoopModule::run_turn(amp_call_id call, std::string prompt,
                                      std::shared_ptr<TurnSignal> signal) {
   TurnOutcome outcome;
   {
-    AgentTurn turn(host(), config_, pacer_, std::move(signal), call);
+    AgentTurn turn(host(), config_, pacer_, ledger_, std::move(signal), call);
     outcome = co_await turn.run(prompt);  // never throws
+  }
+  try {
+    outcome.report = json::object{{"ledger", cost::to_json(ledger_.snapshot())}};
+  } catch (...) {  // out of memory: the turn still ends, without its report
   }
   end_turn(call, prompt, outcome);
 }

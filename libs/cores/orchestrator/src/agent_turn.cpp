@@ -57,9 +57,10 @@ std::string closing_note(const TurnOutcome &outcome) {
 }  // namespace
 
 AgentTurn::AgentTurn(const amp::sdk::Host &host, const LoopConfig &config,
-                     CallPacer &pacer, std::shared_ptr<TurnSignal> signal,
-                     amp_call_id call)
-    : host_(host), config_(config), pacer_(pacer), signal_(std::move(signal)), call_(call) {}
+                     CallPacer &pacer, SessionLedger &ledger,
+                     std::shared_ptr<TurnSignal> signal, amp_call_id call)
+    : host_(host), config_(config), pacer_(pacer), ledger_(ledger), signal_(std::move(signal)),
+      call_(call) {}
 
 Task<TurnOutcome> AgentTurn::run(std::string prompt) {
   TurnOutcome outcome;
@@ -80,6 +81,10 @@ Task<TurnOutcome> AgentTurn::run(std::string prompt) {
 
 Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
   notify_with(host_, event::kExecutionStart, [&] { return json::object{{"prompt", prompt}}; });
+  // A turn the budget no longer allows does not start: the prompt is not stored.
+  ledger_.restore_once(host_);
+  if (auto over = ledger_.begin_turn()) co_return over_budget(*over);
+  turn_totals_.turns = 1;
   if (auto denied = submit_prompt(prompt)) co_return *denied;
   const json::value providers = amplifier::parse_json(host_.providers());
   if (!config_.provider) {
@@ -114,6 +119,8 @@ std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt) {
 }
 
 Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
+  // Checked before every call, never during one: an answer being streamed is not cut off.
+  if (auto over = ledger_.before_call()) co_return over_budget(*over);
   json::object request_event{{"provider", provider_}, {"iteration", iterations_ + 1}};
   if (final_call) request_event["max_reached"] = true;
   HookOutcome before = emit_gated(
@@ -292,6 +299,7 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
     co_return TurnOutcome::failed(error, iterations_);
   }
 
+  record_cost(result);
   const amplifier::ChatResponse &response = result.response;
   std::vector<ToolCallBlock> calls = response.tool_calls.empty()
                                          ? amplifier::collect_tool_calls(response.content)
@@ -331,10 +339,68 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
   co_return std::nullopt;
 }
 
+void AgentTurn::record_cost(ProviderResult &result) {
+  json::value &metadata_value = result.response_json["metadata"];
+  if (!metadata_value.is_object()) metadata_value = json::object{};
+  json::object &metadata = metadata_value.get_object();
+  auto string_of = [&](std::string_view key, std::string_view otherwise) {
+    const json::value *v = metadata.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string(otherwise);
+  };
+  const std::string module = string_of("provider", provider_);
+  const std::string model = string_of("model", "");
+  const std::optional<amplifier::Usage> &usage = result.response.usage;
+  cost::CallCost call = ledger_.record_call(module, model, usage ? to_json(*usage) : json::object{},
+                                            /*usage_reported=*/usage.has_value());
+  turn_totals_.add(call);
+  const cost::Ledger ledger = ledger_.snapshot();
+  json::object call_json = cost::to_json(call);
+  json::object ledger_json = cost::to_json(ledger);
+  if (usage) metadata["usage"] = to_json(*usage);
+  metadata["cost"] = call_json;
+  metadata["ledger"] = ledger_json;
+  notify_with(host_, event::kLedgerUpdate, [&] {
+    return json::object{{"provider", provider_},
+                        {"model", model},
+                        {"call", call_json},
+                        {"turn", cost::to_json(turn_totals_)},
+                        {"ledger", ledger_json}};
+  });
+  for (const auto &warning : ledger_.new_warnings())
+    notify_with(host_, event::kBudgetWarning, [&] {
+      json::object payload = cost::to_json(warning);
+      payload["fraction"] = warning.fraction();
+      payload["budget"] = cost::to_json(ledger_.budget());
+      return payload;
+    });
+}
+
+// A delegate's result carries its child session's report (its ledger, children included):
+// rolled up into this session's `children` (the model is never shown it). Trust: any tool could return a report; it can only add to the totals
+// (negative or malformed figures read as 0), so at worst a budget is reached early.
+void AgentTurn::take_child_report(ToolOutcome &outcome) {
+  if (const json::object *report = outcome.report.if_object())
+    if (const json::value *ledger = report->if_contains("ledger"))
+      ledger_.record_child(cost::ledger_from_json(*ledger).total());
+  outcome.report = nullptr;
+}
+
+TurnOutcome AgentTurn::over_budget(const cost::BudgetMeasure &limit) {
+  json::object payload = cost::to_json(limit);
+  notify_with(host_, event::kBudgetExceeded, [&] {
+    json::object event = payload;
+    event["budget"] = cost::to_json(ledger_.budget());
+    event["ledger"] = cost::to_json(ledger_.snapshot());
+    return event;
+  });
+  return TurnOutcome::budget_exceeded(std::move(payload), iterations_);
+}
+
 Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
       co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
   for (auto &outcome : batch.outcomes) {
+    take_child_report(outcome);
     limit_result(outcome);
     store(tool_result_message(outcome));
   }

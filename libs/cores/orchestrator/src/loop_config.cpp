@@ -59,6 +59,13 @@ LoopConfig read_loop_config(std::string_view config_json, const LoopPolicy &poli
     if (reader.has("extended_thinking"))
       config.extended_thinking = reader.get_bool("extended_thinking", false);
   }
+  if (const json::value *budget = reader.get_value("budget")) {
+    try {
+      config.budget = cost::budget_from_json(*budget, "budget");
+    } catch (const cost::PriceError &e) {
+      throw reader.error("budget", e.what());
+    }
+  }
   reader.warn_unknown_keys(host);
   return config;
 }

@@ -29,7 +29,7 @@ struct PendingTool {
 };
 
 ToolOutcome error_outcome(const ToolCallBlock &call, std::string text) {
-  return ToolOutcome{call.id, call.name, json::value(std::move(text)), true};
+  return ToolOutcome{call.id, call.name, json::value(std::move(text)), true, {}};
 }
 
 std::string list_names(const std::set<std::string, std::less<>> &names) {
@@ -41,13 +41,18 @@ std::string list_names(const std::set<std::string, std::less<>> &names) {
 // The model reads a failed ToolResult as "Error: <message>".
 ToolOutcome outcome_from_result(const ToolCallBlock &call, const json::value &result_json) {
   const json::object *o = result_json.if_object();
-  if (!o || !o->contains("success")) return ToolOutcome{call.id, call.name, result_json, false};
+  if (!o || !o->contains("success")) return ToolOutcome{call.id, call.name, result_json, false, {}};
   ToolResult result = from_json<ToolResult>(result_json);
-  if (result.success) return ToolOutcome{call.id, call.name, std::move(result.output), false};
+  json::value report;
+  if (json::value *r = result.extra.if_contains("report")) report = std::move(*r);
+  if (result.success)
+    return ToolOutcome{call.id, call.name, std::move(result.output), false, std::move(report)};
   std::string message = result.error ? result.error->message
                         : result.output.is_null() ? std::string("the tool reported a failure")
                                                   : json::serialize(result.output);
-  return error_outcome(call, "Error: " + message);
+  ToolOutcome failed = error_outcome(call, "Error: " + message);
+  failed.report = std::move(report);
+  return failed;
 }
 
 // One response's calls while they run. Everything here runs in the turn's coroutine except the

@@ -6,6 +6,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cstdio>
+
 namespace amplifier::orchestrator {
 namespace json = boost::json;
 using Status = TurnOutcome::Status;
@@ -35,11 +37,16 @@ void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome
     if (outcome.status == Status::Error) {
       KernelError error = outcome.error.value_or(
           KernelError::make(ErrorKind::internal, "the turn failed without an error description"));
-      host.call_finish(call, AMP_ERROR, json::serialize(to_json(error)));
+      json::object payload = to_json(error);
+      if (!outcome.report.empty()) payload["report"] = outcome.report;
+      host.call_finish(call, AMP_ERROR, json::serialize(payload));
     } else {
-      host.call_finish(call, AMP_OK,
-                       json::serialize(json::object{{"response", outcome.response},
-                                                    {"status", to_string(outcome.status)}}));
+      json::object result;
+      if (!outcome.report.empty()) result["report"] = outcome.report;
+      result["response"] = outcome.response;
+      result["status"] = to_string(outcome.status);
+      if (outcome.status == Status::BudgetExceeded) result["budget"] = outcome.budget;
+      host.call_finish(call, AMP_OK, json::serialize(result));
     }
   } catch (...) {  // out of memory while serialising: still end the call exactly once
     host.call_finish(call, AMP_ERROR,
@@ -50,17 +57,31 @@ void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome
 }  // namespace
 
 TurnOutcome TurnOutcome::answered(std::string response, std::int64_t turn_count) {
-  return {Status::Success, std::move(response), std::nullopt, turn_count};
+  return {Status::Success, std::move(response), std::nullopt, turn_count, {}, {}};
 }
 TurnOutcome TurnOutcome::incomplete(std::string response, std::int64_t turn_count) {
-  return {Status::Incomplete, std::move(response), std::nullopt, turn_count};
+  return {Status::Incomplete, std::move(response), std::nullopt, turn_count, {}, {}};
 }
 TurnOutcome TurnOutcome::cancelled(std::string response, std::int64_t turn_count) {
-  return {Status::Cancelled, std::move(response), std::nullopt, turn_count};
+  return {Status::Cancelled, std::move(response), std::nullopt, turn_count, {}, {}};
 }
 TurnOutcome TurnOutcome::failed(KernelError error, std::int64_t turn_count) {
   std::string message = error.message;
-  return {Status::Error, std::move(message), std::move(error), turn_count};
+  return {Status::Error, std::move(message), std::move(error), turn_count, {}, {}};
+}
+TurnOutcome TurnOutcome::budget_exceeded(json::object limit, std::int64_t turn_count) {
+  auto text = [&](std::string_view key) -> std::string {
+    const json::value *v = limit.if_contains(key);
+    if (!v) return "?";
+    if (v->is_string()) return std::string(v->get_string());
+    char number[32];
+    std::snprintf(number, sizeof number, "%.6g", v->is_number() ? v->to_number<double>() : 0.0);
+    return number;
+  };
+  std::string response = "The session's budget is reached (" + text("limit") + ": " +
+                         text("used") + " used of " + text("max") +
+                         "); no further provider call was made.";
+  return {Status::BudgetExceeded, std::move(response), std::nullopt, turn_count, std::move(limit), {}};
 }
 
 std::string_view to_string(Status status) {
@@ -69,6 +90,7 @@ std::string_view to_string(Status status) {
     case Status::Incomplete: return "incomplete";
     case Status::Cancelled: return "cancelled";
     case Status::Error: return "error";
+    case Status::BudgetExceeded: return "budget_exceeded";
   }
   return "error";
 }

@@ -14,6 +14,7 @@
 #include "amplifier/orchestrator/agent_turn.hpp"
 #include "amplifier/orchestrator/call_pacer.hpp"
 #include "amplifier/orchestrator/loop_config.hpp"
+#include "amplifier/orchestrator/session_ledger.hpp"
 #include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/turn_signal.hpp"
 #include "amplifier_sdk.hpp"
@@ -40,6 +41,7 @@ class AgentLoopModule : public amp::sdk::OrchestratorModule {
   const LoopPolicy policy_;
   const LoopConfig config_;
   CallPacer pacer_;
+  SessionLedger ledger_;  // the session's cost and tokens, across its turns
   ActiveTurns turns_;
 };
 

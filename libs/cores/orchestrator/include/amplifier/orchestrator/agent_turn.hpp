@@ -5,6 +5,7 @@
 #include "amplifier/orchestrator/hook_outcome.hpp"
 #include "amplifier/orchestrator/loop_config.hpp"
 #include "amplifier/orchestrator/provider_call.hpp"
+#include "amplifier/orchestrator/session_ledger.hpp"
 #include "amplifier/orchestrator/task.hpp"
 #include "amplifier/orchestrator/tool_batch.hpp"
 #include "amplifier/orchestrator/turn_report.hpp"
@@ -31,7 +32,7 @@ namespace amplifier::orchestrator {
 class AgentTurn {
  public:
   AgentTurn(const amp::sdk::Host &host, const LoopConfig &config, CallPacer &pacer,
-            std::shared_ptr<TurnSignal> signal, amp_call_id call);
+            SessionLedger &ledger, std::shared_ptr<TurnSignal> signal, amp_call_id call);
 
   // Never throws: any failure becomes an error outcome. Ends with a transcript in which every
   // tool call has a result and the last message this turn stored is the assistant's.
@@ -71,6 +72,14 @@ class AgentTurn {
   // says where it fell back from).
   std::optional<std::string> next_in_route(const ProviderResult &result) const;
   Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
+  // Prices the answer, adds it to the ledger and writes usage, cost and the ledger into the
+  // answer's metadata (stored with it); ledger:update, then budget:warning for a limit that
+  // reached 80 %. Completes nothing: the budget is checked before the next call.
+  void record_cost(ProviderResult &result);
+  // Rolls a child session's ledger (a delegate result's "report") into this session's.
+  void take_child_report(ToolOutcome &outcome);
+  // budget:exceeded, and the outcome that ends the turn for it.
+  TurnOutcome over_budget(const cost::BudgetMeasure &limit);
   // Cuts a result longer than max_tool_result_chars and says so (tool:result_cut).
   void limit_result(ToolOutcome &outcome);
 
@@ -85,6 +94,8 @@ class AgentTurn {
   const amp::sdk::Host &host_;
   const LoopConfig &config_;
   CallPacer &pacer_;
+  SessionLedger &ledger_;
+  cost::Totals turn_totals_;  // this turn's calls
   std::shared_ptr<TurnSignal> signal_;
   amp_call_id call_;
 

@@ -28,4 +28,10 @@ inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete
 // Events of our own (announced on the observability.events channel).
 // A tool result was cut to max_tool_result_chars before it entered the context.
 inline constexpr std::string_view kToolResultCut = "tool:result_cut";
+// After each provider answer: {provider, model, call, turn, ledger} (libs/cores/cost).
+inline constexpr std::string_view kLedgerUpdate = "ledger:update";
+// A limit of the session's budget reached 80 %: {limit, used, max, fraction}; once a session.
+inline constexpr std::string_view kBudgetWarning = "budget:warning";
+// A limit was reached and the turn ends before its next provider call: {limit, used, max}.
+inline constexpr std::string_view kBudgetExceeded = "budget:exceeded";
 }  // namespace amplifier::orchestrator::event

@@ -1,5 +1,6 @@
 // An agent loop's configuration and its choice of provider.
 #pragma once
+#include "amplifier/cost/ledger.hpp"
 #include "amplifier/errors.hpp"
 #include "amplifier_sdk.hpp"
 
@@ -35,6 +36,9 @@ struct LoopConfig {
   // Streaming-loop options (see LoopPolicy::streaming_options).
   std::chrono::milliseconds min_delay_between_calls{0};  // between provider call starts
   std::optional<bool> extended_thinking;                 // sent in every ChatRequest
+  // This loop's limits on its session ({max_cost_usd, max_tokens, max_turns}): an agent's
+  // own budget; the plan's session.budget applies as well, the stricter of each limit.
+  cost::Budget budget;
 
   bool iteration_limit_reached(std::int64_t iterations_done) const {
     return max_iterations >= 0 && iterations_done >= max_iterations;

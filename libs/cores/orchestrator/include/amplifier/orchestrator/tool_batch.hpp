@@ -24,6 +24,9 @@ struct ToolOutcome {
   std::string tool_name;
   boost::json::value output;
   bool is_error = false;
+  // The result's "report" (a delegate's: its child session's ledger), which the model is not
+  // shown; null when it has none.
+  boost::json::value report;
 };
 
 struct ToolBatch {

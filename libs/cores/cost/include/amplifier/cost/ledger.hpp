@@ -1,0 +1,85 @@
+// A session's running account of tokens and money, and the budget it is held to.
+//
+// Where it lives: the agent loop keeps one per session and writes it after every provider call
+// into the answer's stored metadata ("usage", "cost", "ledger"), so the transcript carries it:
+// a resumed session (context-persistent) or one reopened from PostgreSQL reads it back from
+// its last answer, and `sessions show`, chat and serve read it from there as well.
+#pragma once
+#include "amplifier/cost/prices.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amplifier::cost {
+
+struct Totals {
+  std::int64_t calls = 0;
+  std::int64_t turns = 0;
+  Tokens tokens;
+  double usd = 0;                    // the calls whose price is known
+  std::int64_t unpriced_calls = 0;   // calls of a model with no price: `usd` is then a floor
+
+  void add(const CallCost &call);
+  void add(const Totals &more);
+};
+
+// {"calls", "turns", "tokens": {...}, "cost_usd", "unpriced_calls"?, "cost_unknown"?: true}.
+boost::json::object to_json(const Totals &totals);
+Totals totals_from_json(const boost::json::value &value);
+
+struct Ledger {
+  Totals own;       // this session's own calls and turns
+  Totals children;  // its child sessions' (delegate), rolled up, shown apart
+  Totals total() const;
+};
+
+// {"session": own, "children": children, "total": own + children}.
+boost::json::object to_json(const Ledger &ledger);
+// The inverse; a missing or malformed part reads as zero.
+Ledger ledger_from_json(const boost::json::value &value);
+
+// The ledger stored with a message (an answer's metadata.ledger), if it has one.
+std::optional<Ledger> ledger_of_message(const boost::json::value &message);
+// The ledger stored with the last answer of `messages` that has one, or an empty one.
+Ledger ledger_of_transcript(const boost::json::array &messages);
+
+// session.budget / a loop's `budget`: limits on the session's total (own and children's).
+struct Budget {
+  std::optional<double> max_cost_usd;
+  std::optional<std::int64_t> max_tokens;
+  std::optional<std::int64_t> max_turns;
+  bool empty() const { return !max_cost_usd && !max_tokens && !max_turns; }
+  // Each limit the stricter of the two.
+  Budget stricter(const Budget &other) const;
+};
+
+// Reads {max_cost_usd?, max_tokens?, max_turns?}; `where` names it in errors. Throws PriceError
+// for an unknown key or a value that is not a positive number.
+Budget budget_from_json(const boost::json::value &value, std::string_view where);
+boost::json::object to_json(const Budget &budget);
+
+// One limit measured against the ledger.
+struct BudgetMeasure {
+  std::string limit;  // "max_cost_usd" | "max_tokens" | "max_turns"
+  double used = 0;
+  double max = 0;
+  // A hair above the quotient, so 0.04 of 0.05 is 80 % despite binary fractions.
+  double fraction() const { return max > 0 ? used / max + 1e-9 : 1; }
+};
+
+// Each limit of `budget` with what `total` used of it. For max_turns, `starting_turn` counts
+// the turn about to start (a budget of 3 turns lets the third start, not the fourth).
+std::vector<BudgetMeasure> measure(const Budget &budget, const Totals &total, bool starting_turn);
+// The first limit reached: money or tokens spent up to their max (checked before every provider
+// call), or, when a turn is `starting_turn`, one turn more than max_turns allows.
+std::optional<BudgetMeasure> first_exceeded(const Budget &budget, const Totals &total,
+                                            bool starting_turn);
+boost::json::object to_json(const BudgetMeasure &measure);
+
+}  // namespace amplifier::cost

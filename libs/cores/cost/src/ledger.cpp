@@ -1,0 +1,178 @@
+#include "amplifier/cost/ledger.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace amplifier::cost {
+namespace json = boost::json;
+
+namespace {
+
+std::int64_t whole_at(const json::object &o, std::string_view key) {
+  const json::value *v = o.if_contains(key);
+  if (v && v->is_int64()) return std::max<std::int64_t>(0, v->as_int64());
+  if (v && v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
+  return 0;
+}
+
+double number_at(const json::object &o, std::string_view key) {
+  const json::value *v = o.if_contains(key);
+  if (!v || !v->is_number()) return 0;
+  const double d = v->to_number<double>();
+  return std::isfinite(d) && d > 0 ? d : 0;
+}
+
+template <class T>
+std::optional<T> min_of(const std::optional<T> &a, const std::optional<T> &b) {
+  if (a && b) return std::min(*a, *b);
+  return a ? a : b;
+}
+
+}  // namespace
+
+void Totals::add(const CallCost &call) {
+  calls += 1;
+  tokens.add(call.tokens);
+  if (call.usd)
+    usd += *call.usd;
+  else
+    unpriced_calls += 1;
+}
+
+void Totals::add(const Totals &more) {
+  calls += more.calls;
+  turns += more.turns;
+  tokens.add(more.tokens);
+  usd += more.usd;
+  unpriced_calls += more.unpriced_calls;
+}
+
+json::object to_json(const Totals &t) {
+  json::object out{{"calls", t.calls}, {"turns", t.turns}, {"tokens", to_json(t.tokens)},
+                   {"cost_usd", rounded_usd(t.usd)}};
+  if (t.unpriced_calls) {
+    out["unpriced_calls"] = t.unpriced_calls;
+    out["cost_unknown"] = true;  // cost_usd counts the priced calls only
+  }
+  return out;
+}
+
+Totals totals_from_json(const json::value &value) {
+  Totals t;
+  const json::object *o = value.if_object();
+  if (!o) return t;
+  t.calls = whole_at(*o, "calls");
+  t.turns = whole_at(*o, "turns");
+  if (const json::value *tokens = o->if_contains("tokens")) t.tokens = tokens_from_json(*tokens);
+  t.usd = number_at(*o, "cost_usd");
+  t.unpriced_calls = whole_at(*o, "unpriced_calls");
+  return t;
+}
+
+Totals Ledger::total() const {
+  Totals sum = own;
+  sum.add(children);
+  return sum;
+}
+
+json::object to_json(const Ledger &ledger) {
+  return json::object{{"session", to_json(ledger.own)},
+                      {"children", to_json(ledger.children)},
+                      {"total", to_json(ledger.total())}};
+}
+
+Ledger ledger_from_json(const json::value &value) {
+  Ledger ledger;
+  const json::object *o = value.if_object();
+  if (!o) return ledger;
+  if (const json::value *own = o->if_contains("session")) ledger.own = totals_from_json(*own);
+  if (const json::value *children = o->if_contains("children"))
+    ledger.children = totals_from_json(*children);
+  return ledger;
+}
+
+std::optional<Ledger> ledger_of_message(const json::value &message) {
+  const json::object *o = message.if_object();
+  const json::value *metadata = o ? o->if_contains("metadata") : nullptr;
+  const json::value *ledger =
+      metadata && metadata->is_object() ? metadata->as_object().if_contains("ledger") : nullptr;
+  if (!ledger) return std::nullopt;
+  return ledger_from_json(*ledger);
+}
+
+Ledger ledger_of_transcript(const json::array &messages) {
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it)
+    if (auto ledger = ledger_of_message(*it)) return *ledger;
+  return {};
+}
+
+Budget Budget::stricter(const Budget &other) const {
+  return Budget{min_of(max_cost_usd, other.max_cost_usd), min_of(max_tokens, other.max_tokens),
+                min_of(max_turns, other.max_turns)};
+}
+
+Budget budget_from_json(const json::value &value, std::string_view where) {
+  const std::string at(where);
+  Budget budget;
+  if (value.is_null()) return budget;
+  const json::object *o = value.if_object();
+  if (!o) throw PriceError(at + ": expected a map with max_cost_usd, max_tokens or max_turns");
+  for (const auto &member : *o) {
+    const std::string key(member.key());
+    const json::value &v = member.value();
+    const std::string name = at + "." + key;
+    if (key == "max_cost_usd") {
+      if (!v.is_number() || !(v.to_number<double>() > 0) || !std::isfinite(v.to_number<double>()))
+        throw PriceError(name + ": expected an amount in USD above 0");
+      budget.max_cost_usd = v.to_number<double>();
+    } else if (key == "max_tokens" || key == "max_turns") {
+      if (!v.is_int64() || v.as_int64() <= 0)
+        throw PriceError(name + ": expected a whole number above 0");
+      (key == "max_tokens" ? budget.max_tokens : budget.max_turns) = v.as_int64();
+    } else {
+      throw PriceError(name + ": unknown limit (a budget takes max_cost_usd, max_tokens and "
+                              "max_turns)");
+    }
+  }
+  return budget;
+}
+
+json::object to_json(const Budget &budget) {
+  json::object out;
+  if (budget.max_cost_usd) out["max_cost_usd"] = *budget.max_cost_usd;
+  if (budget.max_tokens) out["max_tokens"] = *budget.max_tokens;
+  if (budget.max_turns) out["max_turns"] = *budget.max_turns;
+  return out;
+}
+
+std::vector<BudgetMeasure> measure(const Budget &budget, const Totals &total, bool starting_turn) {
+  std::vector<BudgetMeasure> out;
+  if (budget.max_cost_usd) out.push_back({"max_cost_usd", total.usd, *budget.max_cost_usd});
+  if (budget.max_tokens)
+    out.push_back({"max_tokens", static_cast<double>(total.tokens.total()),
+                   static_cast<double>(*budget.max_tokens)});
+  if (budget.max_turns)
+    out.push_back({"max_turns", static_cast<double>(total.turns + (starting_turn ? 1 : 0)),
+                   static_cast<double>(*budget.max_turns)});
+  return out;
+}
+
+std::optional<BudgetMeasure> first_exceeded(const Budget &budget, const Totals &total,
+                                            bool starting_turn) {
+  for (auto &m : measure(budget, total, starting_turn)) {
+    // A turn admitted is not stopped for the turn count; it is for money and tokens.
+    if (m.limit == "max_turns" ? starting_turn && m.used > m.max : m.fraction() >= 1) return m;
+  }
+  return std::nullopt;
+}
+
+json::object to_json(const BudgetMeasure &m) {
+  json::object out{{"limit", m.limit}, {"used", m.used}, {"max", m.max}};
+  if (m.limit != "max_cost_usd") {
+    out["used"] = static_cast<std::int64_t>(m.used);
+    out["max"] = static_cast<std::int64_t>(m.max);
+  }
+  return out;
+}
+
+}  // namespace amplifier::cost
