@@ -366,6 +366,13 @@ void narrow_to_parent(MountPlan &child, const MountPlan &parent, bool inherit_co
   keep_parent_limits(child.providers, parent.providers, false);
   keep_parent_limits(child.tools, parent.tools, inherit_confinement);
   keep_parent_limits(child.hooks, parent.hooks, inherit_confinement);
+  // Money is the parent's: an agent file or a client's plan neither loosens the budget nor
+  // reprices a model (an agent that wants less sets its loop's own `budget`, and the stricter
+  // limit holds).
+  for (const char *key : kMoneyKeys) {
+    child.session_extra.erase(key);
+    if (const auto *value = parent.session_extra.if_contains(key)) child.session_extra[key] = *value;
+  }
 }
 
 }  // namespace amplifier::host

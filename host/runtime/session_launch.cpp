@@ -14,22 +14,26 @@ namespace json = boost::json;
 
 namespace {
 
-// The operator's prices (settings.yaml `pricing:`) laid over the plan's (session.pricing),
-// entry by entry. Trust: the plan may come from anywhere and could price a model at 0 to
-// slip past a budget; the operator's settings are the operator's, so they win. A settings
-// file that cannot be read is said, and the plan's prices stand.
+// The operator's prices (settings.yaml `pricing:`), as `session.operator_pricing`, which the
+// agent loop consults before the plan's own `session.pricing`. Trust: the plan may come from
+// anywhere and could price a model at 0 to slip past a budget, so whatever it says under
+// `operator_pricing` is dropped and only the operator's settings fill it; children get it
+// from their parent (narrow_to_parent). A settings file that cannot be read stops a session
+// that has a budget, naming the problem, rather than hold the budget at the plan's prices;
+// one without a budget runs, warned, its costs at the plan's and the shipped prices (a plan
+// given with --plan does not otherwise need the settings).
 void apply_operator_pricing(MountPlan &plan) {
-  json::object operator_prices;
+  plan.session_extra.erase("operator_pricing");
+  json::object prices;
   try {
-    if (auto settings = load_user_settings()) operator_prices = pricing_of(*settings);
-  } catch (const std::exception &e) {
+    if (auto settings = load_user_settings()) prices = pricing_of(*settings);
+  } catch (const SettingsError &e) {
+    if (plan.session_extra.contains("budget") || plan.orchestrator.config.contains("budget"))
+      throw SettingsError(std::string(e.what()) + " (the session has a budget, and the operator's "
+                                                  "prices could not be read)");
     std::fprintf(stderr, "amplifier: warning: the operator's prices are not used: %s\n", e.what());
-    return;
   }
-  if (operator_prices.empty()) return;
-  json::value &pricing = plan.session_extra["pricing"];
-  if (!pricing.is_object()) pricing = json::object{};
-  for (auto &entry : operator_prices) pricing.get_object()[entry.key()] = std::move(entry.value());
+  if (!prices.empty()) plan.session_extra["operator_pricing"] = std::move(prices);
 }
 
 }  // namespace

@@ -318,9 +318,9 @@ void Api::append_stored_sessions(json::array &list, const std::set<std::string> 
 
 // The session's cost and tokens as its last answer records them (libs/cores/cost): the same
 // figures whichever server shows it, loaded or stored.
-static json::object ledger_json(const json::value &messages) {
-  return cost::to_json(messages.is_array() ? cost::ledger_of_transcript(messages.get_array())
-                                           : cost::Ledger{});
+static json::object ledger_json(const json::value &messages, const std::string &id) {
+  return cost::to_json(messages.is_array() ? cost::ledger_of_transcript(messages.get_array(), id)
+                                           : cost::Ledger{id, {}, {}});
 }
 
 // A session the store keeps but no server holds (an idle one was unloaded, or another server
@@ -335,7 +335,7 @@ ApiResponse Api::show_stored_session(const std::string &id) {
   }
   if (!stored) throw ApiError(404, "session_not_found", fmt::format("no session '{}'", id));
   json::value &messages = (*stored)["messages"];
-  json::object ledger = ledger_json(messages);
+  json::object ledger = ledger_json(messages, id);
   return json_response(200, json::object{{"id", id},
                                          {"loaded", false},
                                          {"stored", std::move((*stored)["metadata"])},
@@ -354,7 +354,7 @@ ApiResponse Api::show_session(const std::string &id) {
     return show_stored_session(id);
   }
   json::value messages = json::parse(s->session().coordinator().context_messages());
-  json::object ledger = ledger_json(messages);
+  json::object ledger = ledger_json(messages, s->id());
   return json_response(200, json::object{{"id", s->id()},
                                          {"loaded", true},
                                          {"metadata", s->metadata()},

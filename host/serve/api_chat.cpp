@@ -132,7 +132,8 @@ std::string chunk(const std::string &id, const std::string &model, json::object 
 }
 
 std::string_view finish_reason(const TurnResult &result) {
-  return result.status == "incomplete" ? "length" : "stop";
+  // A budget that ends the turn is a limit, as max_tokens is to OpenAI's clients.
+  return result.status == "incomplete" || result.status == "budget_exceeded" ? "length" : "stop";
 }
 
 json::object error_body(const TurnResult &result) {

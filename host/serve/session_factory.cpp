@@ -118,6 +118,7 @@ MountPlan SessionFactory::client_plan(const json::value &spec) const {
     throw ApiError(403, "plan_not_allowed", fmt::format("{}", fmt::join(refusals, "; ")));
   // What the operator's default plan requires (an approval hook) is there, as they mount it,
   // and the tools both mount keep the operator's folder and sandbox.
+  // ... and the operator's budget and prices hold for it (kMoneyKeys).
   narrow_to_parent(plan, options_.default_plan, /*inherit_confinement=*/true);
   return plan;
 }

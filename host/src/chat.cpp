@@ -366,7 +366,8 @@ int run_chat(const std::string &plan_file) {
   try {
     if (json::value messages = amplifier::parse_json(session.coordinator().context_messages());
         messages.is_array()) {
-      if (auto stored = cost::ledger_of_transcript(messages.as_array()); stored.own.calls > 0)
+      if (auto stored = cost::ledger_of_transcript(messages.as_array(), session.id());
+          stored.own.calls > 0)
         ledger->set(stored);
     }
   } catch (const std::exception &e) {  // a context that answers nonsense: /cost starts empty

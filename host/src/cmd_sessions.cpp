@@ -181,12 +181,9 @@ void print_footer(std::size_t messages, const transcript::Transcript &read) {
 
 // The session's cost and tokens, as its last answer's metadata records them (written by the
 // agent loop after every provider call); nothing for a transcript from before the ledger.
-void print_ledger(const json::array &messages) {
-  for (auto it = messages.rbegin(); it != messages.rend(); ++it)
-    if (auto ledger = cost::ledger_of_message(*it)) {
-      fmt::print("\n{}", ledger_text(*ledger));
-      return;
-    }
+void print_ledger(const json::array &messages, const std::string &id) {
+  if (const cost::Ledger ledger = cost::ledger_of_transcript(messages, id); ledger.own.calls > 0)
+    fmt::print("\n{}", ledger_text(ledger));
 }
 
 // Printed as it is read, one message at a time, so a transcript of any length is shown in
@@ -213,7 +210,7 @@ int show_stored_session(const ContextSessionStore &from, const SessionsOptions &
   print_header(options.id, metadata, "stored by " + from.module_id());
   for (const auto &message : messages) print_message(message);
   fmt::print("\n({} message(s))\n", messages.size());
-  print_ledger(messages);
+  print_ledger(messages, options.id);
   return 0;
 }
 
@@ -243,7 +240,9 @@ int show_session(const SessionsOptions &options) {
         } else {
           print_message(record.message);
           // The ledger the last answer carries is the session's (each answer has it whole).
-          if (auto ledger = cost::ledger_of_message(record.message)) last_ledger = *ledger;
+          if (auto ledger = cost::ledger_of_message(record.message);
+              ledger && ledger->session_id == options.id)
+            last_ledger = *ledger;
         }
         ++messages;
         return true;

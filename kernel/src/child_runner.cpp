@@ -14,9 +14,11 @@ namespace {
 constexpr std::string_view kChildrenLog = "children";
 
 std::string error_payload(std::string_view kind, std::string_view message,
-                          std::string_view session_id = {}) {
+                          std::string_view session_id = {},
+                          const json::value &report = nullptr) {
   json::object error{{"kind", kind}, {"message", message}, {"retryable", false}};
   if (!session_id.empty()) error["session_id"] = session_id;
+  if (!report.is_null()) error["report"] = report;  // what the child spent before it stopped
   return json::serialize(error);
 }
 }  // namespace
@@ -136,7 +138,8 @@ void ChildRunner::finish(const std::shared_ptr<Job> &job, TurnResult result) {
     job->call->finish(AMP_ERROR, json::serialize(error));
   } else if (result.status == "cancelled") {
     job->call->finish(AMP_CANCELLED,
-                      error_payload("cancelled", "the child session was cancelled", id));
+                      error_payload("cancelled", "the child session was cancelled", id,
+                                    result.report));
   } else {
     json::object payload{{"session_id", id},
                          {"agent", job->options.agent},

@@ -226,10 +226,12 @@ void Session::initialize() {
   // once everything is mounted, so hook modules (mounted last) see them too.
   // The plan's provider routes, for the agent loop (a capability, as a host would publish).
   if (!s.plan.routing.empty()) s.coordinator->register_capability("session.routing", s.plan.routing);
-  // The plan's other `session:` keys (budget, pricing, ...), as capabilities "session.<key>":
-  // what they mean is the modules' business, not the kernel's.
+  // The plan's other `session:` keys (budget, pricing, ...), as capabilities
+  // "plan.session.<key>": what they mean is the modules' business, not the kernel's, and under
+  // their own prefix a plan key can never stand in for a capability the host or a module
+  // publishes.
   for (const auto &[key, value] : s.plan.session_extra)
-    s.coordinator->register_capability("session." + std::string(key), value);
+    s.coordinator->register_capability("plan.session." + std::string(key), value);
   try {
     s.mount("orchestrator", s.plan.orchestrator, true);
     s.mount("context", s.plan.context, true);

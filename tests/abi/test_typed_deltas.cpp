@@ -82,6 +82,8 @@ std::vector<std::string> comparable_events(const EventLog &log) {
     // ledger:update names the provider module of the priced call as well.
     if (auto *call = event.data.if_contains("call"); call && call->is_object())
       call->as_object().erase("provider");
+    if (auto *ledger = event.data.if_contains("ledger"); ledger && ledger->is_object())
+      ledger->as_object().erase("session_id");
     out.push_back(event.name + " " + boost::json::serialize(event.data));
   }
   return out;

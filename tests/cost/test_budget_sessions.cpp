@@ -132,7 +132,7 @@ TEST_CASE("max_tokens counts every kind of token; the loop's own budget and the 
   CHECK(exceeded[0].at("max").as_int64() == 40);
 }
 
-TEST_CASE("a model with no price: the cost is unknown, never $0, and a money budget still stops on tokens") {
+TEST_CASE("a model with no price: the cost is unknown, never $0") {
   auto session = amp_test::make_session(plan("", text_step("hi"), "loop-basic", ""));
   EventLog events(session->hooks());
   session->initialize();
@@ -143,6 +143,20 @@ TEST_CASE("a model with no price: the cost is unknown, never $0, and a money bud
   CHECK(updates[0].at("call").at("cost_unknown").as_bool());
   CHECK(updates[0].at("ledger").at("total").at("cost_unknown").as_bool());
   CHECK(updates[0].at("ledger").at("total").at("unpriced_calls").as_int64() == 1);
+}
+
+TEST_CASE("a money budget does not let an unpriced model run on: the turn ends after its first call") {
+  auto session = amp_test::make_session(
+      plan("{max_cost_usd: 100}", tool_step() + ", " + text_step("never"), "loop-basic", ""));
+  EventLog events(session->hooks());
+  session->initialize();
+  auto result = session->execute("go");
+  CHECK(result.status == "budget_exceeded");
+  CHECK(result.response.find("no known price") != std::string::npos);
+  CHECK(events.count("provider:request") == 1);
+  const auto exceeded = events.payloads("budget:exceeded");
+  REQUIRE(exceeded.size() == 1);
+  CHECK(exceeded[0].at("unpriced_calls").as_int64() == 1);
 }
 
 TEST_CASE("a bad budget or price in the plan stops the session from starting, naming the entry") {

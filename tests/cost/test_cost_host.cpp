@@ -93,20 +93,37 @@ TEST_CASE("a plan that prices its model at 0 does not get past a budget: the ope
   auto updates = events_named(first.out, "ledger:update");
   REQUIRE(updates.size() == 1);
   CHECK(updates[0].at("call").at("usd").as_double() == doctest::Approx(0.02));
+  // Nor does naming the operator's own key in the plan.
+  auto sneaky = s.write("sneaky.yaml", persistent_plan(
+      "  operator_pricing: {\"mock*\": {input: 0, output: 0}}\n"
+      "  pricing: {mock-model-20991231: {input: 0, output: 0}, mock-model: {input: 0, output: 0}}\n"));
+  auto sneaked = run_amplifier({"run", "--plan", sneaky.string(), "--format", "jsonl", "one"}, o);
+  REQUIRE(sneaked.exit_code == 0);
+  auto sneaked_updates = events_named(sneaked.out, "ledger:update");
+  REQUIRE(sneaked_updates.size() == 1);
+  CHECK(sneaked_updates[0].at("call").at("usd").as_double() == doctest::Approx(0.02));
   const std::string id = session_id_of(first.out);
   auto second = run_amplifier({"run", "--plan", file.string(), "--resume", id, "two"}, o);
   CHECK(second.exit_code == 0);  // starts at $0.02 of $0.03
   auto third = run_amplifier({"run", "--plan", file.string(), "--resume", id, "three"}, o);
   CHECK(third.exit_code == 3);
 
-  // A settings file whose prices are not numbers is said, and the plan's prices stand.
+  // A settings file whose prices are not numbers stops a run with a budget, naming the entry:
+  // the budget is not held at the plan's prices instead. Without a budget it is a warning.
   s.write("home/.config/amplifier/settings.yaml", "pricing:\n  mock-model: {input: lots, output: 1}\n");
-  auto warned = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "again"}, o);
+  auto refused = run_amplifier({"run", "--plan", file.string(), "--format", "jsonl", "again"}, o);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("pricing.mock-model.input") != std::string::npos);
+  CHECK(refused.err.find("the session has a budget") != std::string::npos);
+  auto unbudgeted = s.write("free.yaml", persistent_plan(""));
+  auto warned = run_amplifier({"run", "--plan", unbudgeted.string(), "again"}, o);
   CHECK(warned.exit_code == 0);
   CHECK(warned.err.find("the operator's prices are not used") != std::string::npos);
-  CHECK(warned.err.find("pricing.mock-model.input") != std::string::npos);
 }
 
+// The child starts with the parent's whole conversation (context_depth: all), whose answers
+// carry the parent's ledger: the child's is its own all the same. Its agent cannot reprice
+// its model or loosen the budget (the money keys are the parent's).
 TEST_CASE("a delegated child's cost is rolled into its parent's ledger, apart from the parent's own") {
   Scratch s;
   auto file = s.write("plan.yaml", R"(session:
@@ -115,13 +132,14 @@ TEST_CASE("a delegated child's cost is rolled into its parent's ledger, apart fr
   pricing: {"mock*": {input: 1000, output: 2000}}
 providers:
   - module: provider-mock
-    config: {responses: [{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "Find"}}], usage: {input_tokens: 10, output_tokens: 5}}, {text: "Parent done.", usage: {input_tokens: 10, output_tokens: 5}}]}
+    config: {responses: [{tool_calls: [{name: delegate, input: {agent: researcher, instruction: "Find", context_depth: all}}], usage: {input_tokens: 10, output_tokens: 5}}, {text: "Parent done.", usage: {input_tokens: 10, output_tokens: 5}}]}
 tools:
   - {module: tool-delegate}
 agents:
   researcher:
     description: Finds answers
     instructions: You research things.
+    session: {pricing: {"mock*": {input: 0, output: 0}}, budget: {max_cost_usd: 1000000}}
     providers:
       - module: provider-mock
         config: {responses: [{text: "Child answer", usage: {input_tokens: 100, output_tokens: 50}}]}
@@ -140,6 +158,9 @@ agents:
   CHECK(ledger.at("children").at("cost_usd").as_double() == doctest::Approx(0.2));
   CHECK(ledger.at("children").at("calls").as_int64() == 1);
   CHECK(ledger.at("total").at("cost_usd").as_double() == doctest::Approx(0.24));
+  const json::object &child = updates[1].at("ledger").as_object();
+  CHECK(child.at("session").at("calls").as_int64() == 1);
+  CHECK(child.at("session").at("cost_usd").as_double() == doctest::Approx(0.2));
   // The child's report is the loop's to read, not the model's: the stored tool result has none.
   auto shown = run_amplifier(
       {"sessions", "show", "--json", "--store", (s.dir / "sessions").string(), parent}, o);

@@ -108,6 +108,23 @@ TEST_CASE("overrides: an exact model, a tag of it, a '*' prefix; each entry chec
             .find("above_input_tokens") != std::string::npos);
 }
 
+TEST_CASE("the operator's prices come first, however specific a plan's entry for the model is") {
+  const PriceTable plan = PriceTable::builtin().with(json::parse(
+      R"({"claude-sonnet-4-5-20250929": {"input": 0, "output": 0}, "mock-model": {"input": 0, "output": 0}})")
+                                                        .as_object());
+  const PriceTable table = plan.behind(PriceTable().with(json::parse(
+      R"({"claude-sonnet-4-5": {"input": 3, "output": 15}, "mock*": {"input": 1000, "output": 2000}})")
+                                                             .as_object()));
+  CHECK(usd_of("provider-anthropic", "claude-sonnet-4-5-20250929",
+               R"({"input_tokens":1000000,"output_tokens":0})", table) == doctest::Approx(3));
+  CHECK(usd_of("provider-mock", "mock-model", R"({"input_tokens":10,"output_tokens":5})", table) ==
+        doctest::Approx(0.02));
+  // What the operator does not price, the plan's and the shipped table's entries do.
+  CHECK(usd_of("provider-openai", "gpt-5.1", R"({"input_tokens":1000000})", table) == doctest::Approx(1.25));
+  // The vendors' usage conventions are the shipped table's, behind any layer.
+  CHECK(table.input_excludes_cache("provider-anthropic"));
+}
+
 TEST_CASE("budgets: read and checked; money and tokens before each call, turns before each turn") {
   Budget b = budget_from_json(json::parse(R"({"max_cost_usd": 0.05, "max_turns": 2})"), "session.budget");
   CHECK(*b.max_cost_usd == 0.05);
@@ -147,10 +164,19 @@ TEST_CASE("budgets: read and checked; money and tokens before each call, turns b
   // 0.04 of 0.05 is 80 %, whatever binary fractions say.
   spent.usd = 0.01 + 0.03;
   CHECK(measure(b, spent, false)[0].fraction() >= 0.8);
+  // A call whose cost is unknown cannot be held to a money limit: it counts as reached.
+  Totals unpriced;
+  unpriced.unpriced_calls = 1;
+  auto unknown = first_exceeded(b, unpriced, /*starting_turn=*/false);
+  REQUIRE(unknown);
+  CHECK(unknown->limit == "max_cost_usd");
+  CHECK(to_json(*unknown).at("reason").as_string().find("no known price") != std::string::npos);
+  CHECK_FALSE(first_exceeded(loop.stricter(Budget{}), Totals{}, false));
 }
 
 TEST_CASE("a ledger survives its JSON, and the transcript's last answer holds the session's") {
   Ledger ledger;
+  ledger.session_id = "s1";
   ledger.own.calls = 2;
   ledger.own.turns = 1;
   ledger.own.usd = 0.04;
@@ -166,14 +192,31 @@ TEST_CASE("a ledger survives its JSON, and the transcript's last answer holds th
   CHECK(back.children.unpriced_calls == 1);
   CHECK(back.total().usd == doctest::Approx(0.24));
 
+  Ledger parents;
+  parents.session_id = "parent";
+  parents.own.calls = 7;
   json::array transcript{
-      json::object{{"role", "assistant"}, {"metadata", json::object{{"ledger", to_json(Ledger{})}}}},
+      json::object{{"role", "assistant"}, {"metadata", json::object{{"ledger", to_json(Ledger{"s1", {}, {}})}}}},
       json::object{{"role", "assistant"}, {"metadata", json::object{{"ledger", j}}}},
+      // A child's transcript starts with its parent's messages: their ledger is not its own.
+      json::object{{"role", "assistant"}, {"metadata", json::object{{"ledger", to_json(parents)}}}},
       json::object{{"role", "user"}, {"content", "later"}}};
-  CHECK(ledger_of_transcript(transcript).own.calls == 2);
-  CHECK(ledger_of_transcript(json::array{}).own.calls == 0);
-  // Malformed figures read as nothing, never as a negative spend.
-  Ledger odd = ledger_from_json(json::parse(R"({"session": {"calls": -5, "cost_usd": -1, "tokens": "x"}})"));
+  CHECK(ledger_of_transcript(transcript, "s1").own.calls == 2);
+  CHECK(ledger_of_transcript(transcript, "parent").own.calls == 7);
+  CHECK(ledger_of_transcript(transcript, "child").own.calls == 0);
+  CHECK(ledger_of_transcript(json::array{}, "s1").own.calls == 0);
+  // Malformed figures read as nothing, never as a negative spend; huge ones stop at 2^53 and
+  // totals saturate instead of wrapping around.
+  Ledger odd = ledger_from_json(json::parse(
+      R"({"session": {"calls": -5, "turns": 18446744073709551615, "cost_usd": -1,
+                      "tokens": {"input": 1e30, "output": -3}}})"));
   CHECK(odd.own.calls == 0);
   CHECK(odd.own.usd == 0);
+  CHECK(odd.own.turns == 9007199254740992);
+  CHECK(odd.own.tokens.input == 9007199254740992);
+  CHECK(odd.own.tokens.output == 0);
+  Totals many = odd.own;
+  for (int i = 0; i < 2000; ++i) many.add(odd.own);
+  CHECK(many.turns > 0);
+  CHECK(many.tokens.total() > 0);
 }

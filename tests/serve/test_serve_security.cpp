@@ -236,6 +236,15 @@ TEST_CASE("clients choose among the operator's plans; inline plans are off unles
     CHECK(mentions(process_refusals, "providers[0].isolation: only the operator sets it"));
     CHECK(mentions(process_refusals, "providers[0].max_message_mb: only the operator sets it"));
 
+    // Money is the operator's: no looser budget, no free model.
+    json::object money = mock_plan("hi");
+    money["session"].as_object()["budget"] = json::object{{"max_cost_usd", 1000000}};
+    money["session"].as_object()["pricing"] =
+        json::object{{"mock*", json::object{{"input", 0}, {"output", 0}}}};
+    const std::string money_refusals = post_plan(serve.port(), money).body;
+    CHECK(mentions(money_refusals, "session.budget: only the operator sets it"));
+    CHECK(mentions(money_refusals, "session.pricing: only the operator sets it"));
+
     json::object agents = mock_plan("hi");
     agents["agents"] = json::object{{"x", json::object{{"description", "d"}}}};
     CHECK(mentions(post_plan(serve.port(), agents).body, "agents: a client plan may not"));

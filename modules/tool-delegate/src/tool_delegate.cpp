@@ -179,8 +179,11 @@ class DelegateTool final : public amp::sdk::ToolModule {
     // The child's report (its ledger), for the parent's loop to roll up: passed on as it came.
     if (const json::value *report = child.payload.if_contains("report"); report && report->is_object())
       extra["report"] = *report;
-    if (child.status == AMP_CANCELLED)
-      return host().call_fail(call, "cancelled", "the sub-session was cancelled", AMP_CANCELLED);
+    if (child.status == AMP_CANCELLED) {
+      json::object cancelled{{"kind", "cancelled"}, {"message", "the sub-session was cancelled"}};
+      if (extra.contains("report")) cancelled["report"] = extra["report"];
+      return host().call_finish(call, AMP_CANCELLED, json::serialize(cancelled));
+    }
     if (child.status != AMP_OK) {
       std::string message = string_field(child.payload, "message");
       if (message.empty()) message = "the sub-session failed";

@@ -10,16 +10,14 @@ namespace {
 
 std::int64_t whole_at(const json::object &o, std::string_view key) {
   const json::value *v = o.if_contains(key);
-  if (v && v->is_int64()) return std::max<std::int64_t>(0, v->as_int64());
-  if (v && v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
-  return 0;
+  return v && (v->is_int64() || v->is_uint64()) ? bounded_count(*v) : 0;
 }
 
 double number_at(const json::object &o, std::string_view key) {
   const json::value *v = o.if_contains(key);
   if (!v || !v->is_number()) return 0;
   const double d = v->to_number<double>();
-  return std::isfinite(d) && d > 0 ? d : 0;
+  return std::isfinite(d) && d > 0 ? std::min(d, kMaxFigure) : 0;
 }
 
 template <class T>
@@ -31,20 +29,20 @@ std::optional<T> min_of(const std::optional<T> &a, const std::optional<T> &b) {
 }  // namespace
 
 void Totals::add(const CallCost &call) {
-  calls += 1;
+  calls = saturating_add(calls, 1);
   tokens.add(call.tokens);
   if (call.usd)
     usd += *call.usd;
   else
-    unpriced_calls += 1;
+    unpriced_calls = saturating_add(unpriced_calls, 1);
 }
 
 void Totals::add(const Totals &more) {
-  calls += more.calls;
-  turns += more.turns;
+  calls = saturating_add(calls, more.calls);
+  turns = saturating_add(turns, more.turns);
   tokens.add(more.tokens);
   usd += more.usd;
-  unpriced_calls += more.unpriced_calls;
+  unpriced_calls = saturating_add(unpriced_calls, more.unpriced_calls);
 }
 
 json::object to_json(const Totals &t) {
@@ -76,7 +74,8 @@ Totals Ledger::total() const {
 }
 
 json::object to_json(const Ledger &ledger) {
-  return json::object{{"session", to_json(ledger.own)},
+  return json::object{{"session_id", ledger.session_id},
+                      {"session", to_json(ledger.own)},
                       {"children", to_json(ledger.children)},
                       {"total", to_json(ledger.total())}};
 }
@@ -85,6 +84,8 @@ Ledger ledger_from_json(const json::value &value) {
   Ledger ledger;
   const json::object *o = value.if_object();
   if (!o) return ledger;
+  if (const json::value *id = o->if_contains("session_id"); id && id->is_string())
+    ledger.session_id = std::string(id->get_string());
   if (const json::value *own = o->if_contains("session")) ledger.own = totals_from_json(*own);
   if (const json::value *children = o->if_contains("children"))
     ledger.children = totals_from_json(*children);
@@ -100,10 +101,13 @@ std::optional<Ledger> ledger_of_message(const json::value &message) {
   return ledger_from_json(*ledger);
 }
 
-Ledger ledger_of_transcript(const json::array &messages) {
+Ledger ledger_of_transcript(const json::array &messages, std::string_view session_id) {
   for (auto it = messages.rbegin(); it != messages.rend(); ++it)
-    if (auto ledger = ledger_of_message(*it)) return *ledger;
-  return {};
+    if (auto ledger = ledger_of_message(*it); ledger && ledger->session_id == session_id)
+      return *ledger;
+  Ledger none;
+  none.session_id = std::string(session_id);
+  return none;
 }
 
 Budget Budget::stricter(const Budget &other) const {
@@ -159,6 +163,8 @@ std::vector<BudgetMeasure> measure(const Budget &budget, const Totals &total, bo
 
 std::optional<BudgetMeasure> first_exceeded(const Budget &budget, const Totals &total,
                                             bool starting_turn) {
+  if (budget.max_cost_usd && total.unpriced_calls > 0)
+    return BudgetMeasure{"max_cost_usd", total.usd, *budget.max_cost_usd, total.unpriced_calls};
   for (auto &m : measure(budget, total, starting_turn)) {
     // A turn admitted is not stopped for the turn count; it is for money and tokens.
     if (m.limit == "max_turns" ? starting_turn && m.used > m.max : m.fraction() >= 1) return m;
@@ -167,7 +173,12 @@ std::optional<BudgetMeasure> first_exceeded(const Budget &budget, const Totals &
 }
 
 json::object to_json(const BudgetMeasure &m) {
-  json::object out{{"limit", m.limit}, {"used", m.used}, {"max", m.max}};
+  json::object out{{"limit", m.limit}, {"used", rounded_usd(m.used)}, {"max", m.max}};
+  if (m.unpriced_calls) {
+    out["unpriced_calls"] = m.unpriced_calls;
+    out["reason"] = "a model with no known price was called, so spending cannot be held to "
+                    "max_cost_usd: add its price to session.pricing or the operator's settings";
+  }
   if (m.limit != "max_cost_usd") {
     out["used"] = static_cast<std::int64_t>(m.used);
     out["max"] = static_cast<std::int64_t>(m.max);

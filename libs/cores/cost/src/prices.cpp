@@ -82,11 +82,7 @@ bool is_date_suffix(std::string_view rest) {
 
 std::int64_t count_at(const json::object &usage, std::string_view key) {
   const json::value *v = usage.if_contains(key);
-  if (!v) return 0;
-  if (v->is_int64()) return std::max<std::int64_t>(0, v->as_int64());
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->as_uint64());
-  if (v->is_double() && v->as_double() > 0) return static_cast<std::int64_t>(v->as_double());
-  return 0;
+  return v ? bounded_count(*v) : 0;
 }
 
 double usd_for(const Rates &r, const Tokens &t) {
@@ -104,13 +100,29 @@ double usd_for(const Rates &r, const Tokens &t) {
 
 double rounded_usd(double usd) { return std::round(usd * 1e10) / 1e10; }
 
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b < 0 ? INT64_MIN : INT64_MAX;
+  return sum;
+}
+
+std::int64_t bounded_count(const json::value &v) {
+  constexpr auto kMax = static_cast<std::int64_t>(kMaxFigure);
+  if (v.is_int64()) return std::clamp<std::int64_t>(v.as_int64(), 0, kMax);
+  if (v.is_uint64()) return v.as_uint64() > static_cast<std::uint64_t>(kMax) ? kMax
+                                                                             : static_cast<std::int64_t>(v.as_uint64());
+  if (v.is_double() && std::isfinite(v.as_double()) && v.as_double() > 0)
+    return static_cast<std::int64_t>(std::min(v.as_double(), kMaxFigure));
+  return 0;
+}
+
 void Tokens::add(const Tokens &more) {
-  input += more.input;
-  output += more.output;
-  cache_read += more.cache_read;
-  cache_write += more.cache_write;
-  cache_write_1h += more.cache_write_1h;
-  reasoning += more.reasoning;
+  input = saturating_add(input, more.input);
+  output = saturating_add(output, more.output);
+  cache_read = saturating_add(cache_read, more.cache_read);
+  cache_write = saturating_add(cache_write, more.cache_write);
+  cache_write_1h = saturating_add(cache_write_1h, more.cache_write_1h);
+  reasoning = saturating_add(reasoning, more.reasoning);
 }
 
 const PriceTable &PriceTable::builtin() {
@@ -147,7 +159,19 @@ PriceTable PriceTable::with(const json::object &overrides) const {
   return out;
 }
 
+PriceTable PriceTable::behind(PriceTable first) const {
+  PriceTable out = *this;
+  out.first_ = std::make_shared<const PriceTable>(std::move(first));
+  return out;
+}
+
 const Price *PriceTable::find(std::string_view model) const {
+  if (first_)
+    if (const Price *price = first_->find(model)) return price;
+  return find_here(model);
+}
+
+const Price *PriceTable::find_here(std::string_view model) const {
   if (model.empty()) return nullptr;
   if (auto it = exact_.find(model); it != exact_.end()) return &it->second;
   // A dated snapshot or a tag of a priced model: the longest such base wins.

@@ -62,10 +62,12 @@ Task<void> AgentLoopModule::run_turn(amp_call_id call, std::string prompt,
   {
     AgentTurn turn(host(), config_, pacer_, ledger_, std::move(signal), call);
     outcome = co_await turn.run(prompt);  // never throws
-  }
-  try {
-    outcome.report = json::object{{"ledger", cost::to_json(ledger_.snapshot())}};
-  } catch (...) {  // out of memory: the turn still ends, without its report
+    try {
+      // For whoever started this session (a parent rolls up `spent`, this turn's).
+      outcome.report = json::object{{"ledger", cost::to_json(ledger_.snapshot())},
+                                    {"spent", cost::to_json(turn.spent())}};
+    } catch (...) {  // out of memory: the turn still ends, without its report
+    }
   }
   end_turn(call, prompt, outcome);
 }

@@ -353,18 +353,17 @@ void AgentTurn::record_cost(ProviderResult &result) {
   cost::CallCost call = ledger_.record_call(module, model, usage ? to_json(*usage) : json::object{},
                                             /*usage_reported=*/usage.has_value());
   turn_totals_.add(call);
-  const cost::Ledger ledger = ledger_.snapshot();
   json::object call_json = cost::to_json(call);
-  json::object ledger_json = cost::to_json(ledger);
+  json::object ledger_now = ledger_json();
   if (usage) metadata["usage"] = to_json(*usage);
   metadata["cost"] = call_json;
-  metadata["ledger"] = ledger_json;
+  metadata["ledger"] = ledger_now;
   notify_with(host_, event::kLedgerUpdate, [&] {
     return json::object{{"provider", provider_},
                         {"model", model},
                         {"call", call_json},
                         {"turn", cost::to_json(turn_totals_)},
-                        {"ledger", ledger_json}};
+                        {"ledger", ledger_now}};
   });
   for (const auto &warning : ledger_.new_warnings())
     notify_with(host_, event::kBudgetWarning, [&] {
@@ -378,12 +377,25 @@ void AgentTurn::record_cost(ProviderResult &result) {
 // A delegate's result carries its child session's report (its ledger, children included):
 // rolled up into this session's `children` (the model is never shown it). Trust: any tool could return a report; it can only add to the totals
 // (negative or malformed figures read as 0), so at worst a budget is reached early.
-void AgentTurn::take_child_report(ToolOutcome &outcome) {
-  if (const json::object *report = outcome.report.if_object())
-    if (const json::value *ledger = report->if_contains("ledger"))
-      ledger_.record_child(cost::ledger_from_json(*ledger).total());
+bool AgentTurn::take_child_report(ToolOutcome &outcome) {
+  const json::object *report = outcome.report.if_object();
+  const json::value *spent = report ? report->if_contains("spent") : nullptr;
+  if (spent) {
+    const cost::Totals child = cost::totals_from_json(*spent);
+    ledger_.record_child(child);
+    children_spent_.add(child);
+  }
   outcome.report = nullptr;
+  return spent != nullptr;
 }
+
+cost::Totals AgentTurn::spent() const {
+  cost::Totals out = turn_totals_;
+  out.add(children_spent_);
+  return out;
+}
+
+json::object AgentTurn::ledger_json() const { return cost::to_json(ledger_.snapshot()); }
 
 TurnOutcome AgentTurn::over_budget(const cost::BudgetMeasure &limit) {
   json::object payload = cost::to_json(limit);
@@ -400,9 +412,11 @@ Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
       co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
   for (auto &outcome : batch.outcomes) {
-    take_child_report(outcome);
+    const bool child_spent = take_child_report(outcome);
     limit_result(outcome);
-    store(tool_result_message(outcome));
+    json::object message = tool_result_message(outcome);
+    if (child_spent) message["metadata"] = json::object{{"ledger", ledger_json()}};
+    store(message);
   }
   unanswered_calls_.clear();
   // Injections from tool hooks follow the results: between a tool call and its result they
@@ -460,7 +474,9 @@ void AgentTurn::close_transcript(const TurnOutcome &outcome) noexcept {
           not_run_outcome(call, "the turn ended before this tool call ran.")));
     unanswered_calls_.clear();
     if (last_stored_role_.empty() || last_stored_role_ == "assistant") return;
-    store(text_message("assistant", closing_note(outcome)));
+    json::object note = text_message("assistant", closing_note(outcome));
+    note["metadata"] = json::object{{"ledger", ledger_json()}};
+    store(note);
   } catch (const std::exception &e) {
     host_.error(std::string("could not close the transcript: ") + e.what());
   }

@@ -1,6 +1,7 @@
 #include "amplifier/orchestrator/session_ledger.hpp"
 
 #include "amplifier/model_base.hpp"
+#include "amplifier/module_support/session_facts.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -11,23 +12,29 @@ namespace {
 constexpr double kWarnAt = 0.8;  // budget:warning at 80 % of a limit
 }
 
-SessionLedger::SessionLedger(cost::PriceTable prices, cost::Budget budget)
-    : prices_(std::move(prices)), budget_(budget) {}
+SessionLedger::SessionLedger(std::string session_id, cost::PriceTable prices, cost::Budget budget)
+    : session_id_(std::move(session_id)), prices_(std::move(prices)), budget_(budget) {
+  ledger_.session_id = session_id_;
+}
 
 SessionLedger SessionLedger::for_session(const amp::sdk::Host &host,
                                          const cost::Budget &loop_budget) {
-  cost::PriceTable prices = cost::PriceTable::builtin();
-  if (auto pricing = host.capability("session.pricing")) {
-    json::value overrides = amplifier::parse_json(*pricing);
+  auto entries = [&](std::string_view key) {
+    const auto text = host.capability("plan.session." + std::string(key));
+    if (!text) return json::object{};
+    json::value overrides = amplifier::parse_json(*text);
     if (!overrides.is_object())
-      throw cost::PriceError("session.pricing: expected a map of model -> prices");
-    prices = prices.with(overrides.as_object());
-  }
+      throw cost::PriceError("session." + std::string(key) + ": expected a map of model -> prices");
+    return std::move(overrides.as_object());
+  };
+  cost::PriceTable prices = cost::PriceTable::builtin().with(entries("pricing"));
+  if (json::object operator_prices = entries("operator_pricing"); !operator_prices.empty())
+    prices = prices.behind(cost::PriceTable().with(operator_prices));
   cost::Budget budget = loop_budget;
-  if (auto session_budget = host.capability("session.budget"))
+  if (auto session_budget = host.capability("plan.session.budget"))
     budget = budget.stricter(
         cost::budget_from_json(amplifier::parse_json(*session_budget), "session.budget"));
-  return SessionLedger(std::move(prices), budget);
+  return SessionLedger(module_support::session_id_of(host), std::move(prices), budget);
 }
 
 void SessionLedger::restore_once(const amp::sdk::Host &host) {
@@ -38,11 +45,12 @@ void SessionLedger::restore_once(const amp::sdk::Host &host) {
   // Read outside the lock: the context may take a while for a long history.
   cost::Ledger stored;
   json::value messages = amplifier::parse_json(host.context_messages());
-  if (messages.is_array()) stored = cost::ledger_of_transcript(messages.as_array());
+  if (messages.is_array()) stored = cost::ledger_of_transcript(messages.as_array(), session_id_);
   std::lock_guard lock(mutex_);
   if (restored_) return;
   restored_ = true;
   ledger_ = stored;
+  ledger_.session_id = session_id_;
 }
 
 std::optional<cost::BudgetMeasure> SessionLedger::begin_turn() {

@@ -4,6 +4,7 @@
 #include "amplifier/orchestrator/call_errors.hpp"
 #include "amplifier/orchestrator/events.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/uuid/random_generator.hpp>
 #include <boost/uuid/uuid_io.hpp>
@@ -36,6 +37,15 @@ std::string list_names(const std::set<std::string, std::less<>> &names) {
   std::string out;
   for (const auto &n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "none" : out;
+}
+
+// A failed or cancelled call's "report" (a delegate's child spent something before it
+// stopped); null when the payload has none or is not JSON.
+json::value report_in(std::string_view payload) {
+  json::error_code ec;
+  json::value parsed = json::parse(payload, ec);
+  const json::value *report = !ec && parsed.is_object() ? parsed.as_object().if_contains("report") : nullptr;
+  return report ? *report : json::value();
 }
 
 // The model reads a failed ToolResult as "Error: <message>".
@@ -257,12 +267,14 @@ class BatchRun {
     if (done.status == AMP_CANCELLED) {
       emit_tool_error(i, "cancelled", kCancelledText);
       outcomes_[i] = error_outcome(call, std::string(kCancelledText));
+      outcomes_[i]->report = report_in(done.payload);
       return;
     }
     if (done.status != AMP_OK) {
       KernelError error = error_from_payload(done.payload);
       emit_tool_error(i, to_string(error.kind), error.message);
       outcomes_[i] = error_outcome(call, "Error: " + error.message);
+      outcomes_[i]->report = report_in(done.payload);
       return;
     }
     json::value result = parse_json(done.payload);

@@ -78,9 +78,12 @@ TurnOutcome TurnOutcome::budget_exceeded(json::object limit, std::int64_t turn_c
     std::snprintf(number, sizeof number, "%.6g", v->is_number() ? v->to_number<double>() : 0.0);
     return number;
   };
-  std::string response = "The session's budget is reached (" + text("limit") + ": " +
-                         text("used") + " used of " + text("max") +
-                         "); no further provider call was made.";
+  std::string response =
+      limit.contains("reason")
+          ? "The session's budget cannot be held: " + text("reason") +
+                "; no further provider call was made."
+          : "The session's budget is reached (" + text("limit") + ": " + text("used") +
+                " used of " + text("max") + "); no further provider call was made.";
   return {Status::BudgetExceeded, std::move(response), std::nullopt, turn_count, std::move(limit), {}};
 }
 

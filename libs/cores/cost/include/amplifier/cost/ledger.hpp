@@ -34,20 +34,22 @@ boost::json::object to_json(const Totals &totals);
 Totals totals_from_json(const boost::json::value &value);
 
 struct Ledger {
-  Totals own;       // this session's own calls and turns
-  Totals children;  // its child sessions' (delegate), rolled up, shown apart
+  std::string session_id;  // whose ledger it is: a child's transcript starts with its parent's
+  Totals own;              // this session's own calls and turns
+  Totals children;         // its child sessions' (delegate), rolled up, shown apart
   Totals total() const;
 };
 
-// {"session": own, "children": children, "total": own + children}.
+// {"session_id", "session": own, "children": children, "total": own + children}.
 boost::json::object to_json(const Ledger &ledger);
 // The inverse; a missing or malformed part reads as zero.
 Ledger ledger_from_json(const boost::json::value &value);
 
 // The ledger stored with a message (an answer's metadata.ledger), if it has one.
 std::optional<Ledger> ledger_of_message(const boost::json::value &message);
-// The ledger stored with the last answer of `messages` that has one, or an empty one.
-Ledger ledger_of_transcript(const boost::json::array &messages);
+// The last ledger of session `session_id` in `messages`, or an empty one. Ledgers of other
+// sessions (a parent's, in the messages a delegated child starts with) are passed over.
+Ledger ledger_of_transcript(const boost::json::array &messages, std::string_view session_id);
 
 // session.budget / a loop's `budget`: limits on the session's total (own and children's).
 struct Budget {
@@ -69,6 +71,9 @@ struct BudgetMeasure {
   std::string limit;  // "max_cost_usd" | "max_tokens" | "max_turns"
   double used = 0;
   double max = 0;
+  // max_cost_usd only: calls of a model with no known price, whose cost the limit cannot
+  // hold; any such call ends the turn as if the limit were reached (first_exceeded).
+  std::int64_t unpriced_calls = 0;
   // A hair above the quotient, so 0.04 of 0.05 is 80 % despite binary fractions.
   double fraction() const { return max > 0 ? used / max + 1e-9 : 1; }
 };
@@ -77,7 +82,9 @@ struct BudgetMeasure {
 // the turn about to start (a budget of 3 turns lets the third start, not the fourth).
 std::vector<BudgetMeasure> measure(const Budget &budget, const Totals &total, bool starting_turn);
 // The first limit reached: money or tokens spent up to their max (checked before every provider
-// call), or, when a turn is `starting_turn`, one turn more than max_turns allows.
+// call), or, when a turn is `starting_turn`, one turn more than max_turns allows. With
+// max_cost_usd, a call of a model that has no price counts as reached: its cost is unknown, so
+// it cannot be held under the limit.
 std::optional<BudgetMeasure> first_exceeded(const Budget &budget, const Totals &total,
                                             bool starting_turn);
 boost::json::object to_json(const BudgetMeasure &measure);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -41,6 +42,11 @@ struct Price {
   Rates long_context;
 };
 
+// Figures read from JSON (a usage report, a stored transcript, a child's report) are clamped
+// to 0 .. 2^53 (bounded_count) and added with saturation: no value, however written, makes a
+// total go down or wrap around.
+std::int64_t saturating_add(std::int64_t a, std::int64_t b);
+
 // The tokens of one call, each kind apart. `input` is the uncached input only, whatever the
 // vendor's convention (see PriceTable::input_excludes_cache).
 struct Tokens {
@@ -50,8 +56,8 @@ struct Tokens {
   std::int64_t cache_write = 0;     // all cache writes (5-minute and 1-hour)
   std::int64_t cache_write_1h = 0;  // of which 1-hour writes
   std::int64_t reasoning = 0;       // of `output`, when the vendor says
-  std::int64_t total() const { return input + output + cache_read + cache_write; }
-  std::int64_t prompt() const { return input + cache_read + cache_write; }
+  std::int64_t total() const { return saturating_add(prompt(), output); }
+  std::int64_t prompt() const { return saturating_add(saturating_add(input, cache_read), cache_write); }
   void add(const Tokens &more);
 };
 
@@ -73,10 +79,19 @@ class PriceTable {
   // longest '*' prefix entry. Null when none: the cost is then unknown.
   const Price *find(std::string_view model) const;
 
+  // This table behind `first`: a model `first` prices (by any of find's rules) takes that
+  // price, however much more specific an entry here is. For the operator's prices over a
+  // plan's: a plan's "claude-sonnet-4-5-20250929" at 0 does not beat the operator's
+  // "claude-sonnet-4-5".
+  PriceTable behind(PriceTable first) const;
+
   // True when `provider_module` reports input_tokens without the cached tokens.
   bool input_excludes_cache(std::string_view provider_module) const;
 
  private:
+  const Price *find_here(std::string_view model) const;
+
+  std::shared_ptr<const PriceTable> first_;
   std::map<std::string, Price, std::less<>> exact_;
   std::map<std::string, Price, std::less<>> prefixes_;  // keys without their '*'
   std::set<std::string, std::less<>> excludes_cache_;
@@ -103,5 +118,10 @@ boost::json::object to_json(const CallCost &call);
 double rounded_usd(double usd);
 boost::json::object to_json(const Tokens &tokens);
 Tokens tokens_from_json(const boost::json::value &value);
+
+// A token count or figure as read from JSON: 0 for anything negative or not a number, at most
+// 2^53 (beyond which no real count goes, and doubles stop counting in ones).
+inline constexpr double kMaxFigure = 9007199254740992.0;
+std::int64_t bounded_count(const boost::json::value &value);
 
 }  // namespace amplifier::cost

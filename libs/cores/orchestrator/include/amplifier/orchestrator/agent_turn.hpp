@@ -38,6 +38,11 @@ class AgentTurn {
   // tool call has a result and the last message this turn stored is the assistant's.
   Task<TurnOutcome> run(std::string prompt);
 
+  // What this turn spent: its own calls and what its children spent meanwhile (the caller of a
+  // child session rolls this up, never the child's whole ledger, which a resumed child carries
+  // over from its earlier turns).
+  cost::Totals spent() const;
+
  private:
   Task<TurnOutcome> run_steps(std::string prompt);
   // One provider call and what follows it. Completes with the outcome when the turn ends here.
@@ -76,8 +81,12 @@ class AgentTurn {
   // answer's metadata (stored with it); ledger:update, then budget:warning for a limit that
   // reached 80 %. Completes nothing: the budget is checked before the next call.
   void record_cost(ProviderResult &result);
-  // Rolls a child session's ledger (a delegate result's "report") into this session's.
-  void take_child_report(ToolOutcome &outcome);
+  // Rolls what a child session spent (a delegate result's "report") into this session's
+  // ledger. True when there was a report.
+  bool take_child_report(ToolOutcome &outcome);
+  // The ledger as stored with a message: with every answer, the closing note, and a tool
+  // result that brought a child's spending, so a resume finds the whole of it.
+  boost::json::object ledger_json() const;
   // budget:exceeded, and the outcome that ends the turn for it.
   TurnOutcome over_budget(const cost::BudgetMeasure &limit);
   // Cuts a result longer than max_tool_result_chars and says so (tool:result_cut).
@@ -95,7 +104,8 @@ class AgentTurn {
   const LoopConfig &config_;
   CallPacer &pacer_;
   SessionLedger &ledger_;
-  cost::Totals turn_totals_;  // this turn's calls
+  cost::Totals turn_totals_;      // this turn's calls
+  cost::Totals children_spent_;  // what the children this turn started spent
   std::shared_ptr<TurnSignal> signal_;
   amp_call_id call_;
 

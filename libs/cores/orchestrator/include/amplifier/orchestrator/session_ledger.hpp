@@ -20,16 +20,18 @@ namespace amplifier::orchestrator {
 
 class SessionLedger {
  public:
-  SessionLedger(cost::PriceTable prices, cost::Budget budget);
+  SessionLedger(std::string session_id, cost::PriceTable prices, cost::Budget budget);
 
-  // The prices and budget a session's loop uses: the shipped prices under the plan's
-  // `session.pricing` (capability "session.pricing", with the operator's entries already laid
-  // over it by the host), and the stricter of `session.budget` and the loop's own `budget`.
+  // The prices and budget a session's loop uses: the operator's prices (`session.
+  // operator_pricing`, which the host sets from its settings and no plan can: capability
+  // "plan.session.operator_pricing"), consulted first, then the plan's `session.pricing` over
+  // the shipped ones; and the stricter of `session.budget` and the loop's own `budget`.
   // Throws cost::PriceError naming a bad entry.
   static SessionLedger for_session(const amp::sdk::Host &host, const cost::Budget &loop_budget);
 
-  // The first time a turn starts: carries on from the ledger the transcript's last answer
-  // holds (a resumed or reopened session), if any.
+  // The first time a turn starts: carries on from this session's last ledger in the
+  // transcript (a resumed or reopened session), if any; a parent's, which a delegated child's
+  // first messages may carry, is not this session's.
   void restore_once(const amp::sdk::Host &host);
 
   // A turn is about to start: the limit it would break, else nothing (and the turn counts).
@@ -50,6 +52,7 @@ class SessionLedger {
   const cost::Budget &budget() const { return budget_; }
 
  private:
+  const std::string session_id_;
   const cost::PriceTable prices_;
   const cost::Budget budget_;
   mutable std::mutex mutex_;
