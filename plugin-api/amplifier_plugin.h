@@ -533,7 +533,9 @@ typedef struct amp_tool_vtable {
 
 typedef struct amp_orchestrator_vtable {
   size_t struct_size;
-  /* Runs one turn for `prompt_json` ({"prompt": "..."}). The host calls this on a thread of
+  /* Runs one turn for `prompt_json` ({"prompt": "...", ...}: a host may add what the turn
+   * asks of the loop, e.g. "route": "fast" for a role of the plan's routing; an orchestrator
+   * ignores what it does not know). The host calls this on a thread of
    * its shared worker pool. An orchestrator may block inside it until the turn ends (the pool
    * grows around it), but that holds a thread per running turn: one that means to carry many
    * sessions returns as soon as it waits for something and resumes through "work_submit"

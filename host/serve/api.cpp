@@ -407,9 +407,15 @@ void Api::delete_stored_session(const std::string &id, bool held) {
 
 ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) {
   auto s = session_or_reopen(id);
-  const std::string prompt = string_member(parse_body(request), "prompt", true);
+  const json::object body = parse_body(request);
+  const std::string prompt = string_member(body, "prompt", true);
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ApiError(400, "invalid_request", "'prompt' is empty");
+  // A role of the plan's routing for this turn only; one the plan lacks ends the turn with
+  // an error naming the roles it has. Trust: a client picks among the operator's routes.
+  json::object turn_options;
+  if (const std::string route = string_member(body, "route", false); !route.empty())
+    turn_options["route"] = route;
   check_accepting();
   auto stream = std::make_shared<EventStream>();
   auto listener = [stream](HookEvent &event) {
@@ -427,8 +433,9 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
     stream->finish();
   };
   // A session the unloader took meanwhile is reopened once it is let go.
-  if (!s->start_turn(prompt, listener, on_approval, done) &&
-      (!s->closing() || !session_or_reopen(id)->start_turn(prompt, listener, on_approval, done)))
+  if (!s->start_turn(prompt, listener, on_approval, done, turn_options) &&
+      (!s->closing() ||
+       !session_or_reopen(id)->start_turn(prompt, listener, on_approval, done, turn_options)))
     throw ApiError(409, "turn_running", fmt::format("session '{}' is already running a turn", id));
   ApiResponse response;
   response.content_type = "text/event-stream";

@@ -78,7 +78,7 @@ json::object schemas() {
                            "a plan name in --plans-dir; an inline plan object only with "
                            "--allow-inline-plans"}}},
             {"metadata", json::object{}}})},
-      {"Message", object_schema({{"prompt", kString}}, {"prompt"})},
+      {"Message", object_schema({{"prompt", kString}, {"route", kString}}, {"prompt"})},
       {"Cancel", object_schema({{"level", json::object{{"enum", {"graceful", "immediate"}}}}})},
       {"Decision",
        object_schema({{"decision", json::object{{"enum", {"allow_once", "allow_always", "deny"}}}},

@@ -62,7 +62,8 @@ void ServedSession::forward(HookEvent &event) {
 }
 
 bool ServedSession::start_turn(std::string_view prompt, Listener listener,
-                               ApprovalListener on_approval, std::function<void(TurnResult)> done) {
+                               ApprovalListener on_approval, std::function<void(TurnResult)> done,
+                               const boost::json::object &options) {
   {
     std::unique_lock lock(mutex_);
     // A client that has read the last turn's result may rightly start the next one while that
@@ -89,7 +90,7 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
     answered_.notify_all();
   };
   try {
-    session_->start(prompt, std::move(finished));
+    session_->start(prompt, std::move(finished), options);
   } catch (...) {
     std::lock_guard lock(mutex_);
     running_ = false;

@@ -37,8 +37,9 @@ class ServedSession {
 
   // Starts a turn streaming to `listener`/`on_approval`; `done` runs once with its result.
   // False when a turn is already running (the caller answers 409).
+  // `options` go beside the prompt in the orchestrator's input (e.g. {"route": "fast"}).
   bool start_turn(std::string_view prompt, Listener listener, ApprovalListener on_approval,
-                  std::function<void(TurnResult)> done);
+                  std::function<void(TurnResult)> done, const boost::json::object &options = {});
   // What a client is told (GET /v1/sessions): a turn whose result has been handed out is no
   // longer running, though it lets go of the session a few instructions later.
   bool running_for_clients() const;

@@ -35,6 +35,7 @@ struct RunOptions {
   std::string format = "text";
   std::string prompt;
   std::string resume_id;  // --resume: continue this stored session
+  std::string route;      // --route: a role of the plan's routing for this turn
 };
 
 constexpr int kExitFailure = 1;
@@ -127,7 +128,9 @@ int run(const RunOptions &options) {
                      "(Ctrl-C again to stop now)\n");
       session.cancel(count == 1 ? CancelLevel::Graceful : CancelLevel::Immediate);
     });
-    result = session.execute(prompt);
+    boost::json::object turn_options;
+    if (!options.route.empty()) turn_options["route"] = options.route;
+    result = session.execute(prompt, turn_options);
   }
   session.cleanup();
   output->close();  // everything the session printed is out before the host adds its lines
@@ -170,6 +173,8 @@ void add_run_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--resume", options->resume_id,
                   "Continue stored session ID (its earlier messages come first; the plan's "
                   "context must keep transcripts, like context-persistent or context-postgres)");
+  cmd->add_option("--route", options->route,
+                  "Ask this turn of a role of the plan's routing (e.g. fast), over the loop's");
   cmd->add_option("prompt", options->prompt,
                   "The prompt; '-' reads it from standard input; none on a terminal opens an "
                   "interactive session (as `amplifier chat`)");

@@ -261,7 +261,8 @@ void Session::initialize() {
                                                            {"depth", s.options.depth}});
 }
 
-amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResult)> done) {
+amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResult)> done,
+                           const boost::json::object &options) {
   auto &s = *impl_;
   if (!s.initialized) throw SessionError("a turn was started before initialize");
   {
@@ -290,7 +291,9 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
     }
     done(std::move(result));
   };
-  std::string prompt_json = boost::json::serialize(boost::json::object{{"prompt", prompt}});
+  boost::json::object input = options;
+  input["prompt"] = prompt;  // the prompt is the prompt, whatever `options` holds
+  std::string prompt_json = boost::json::serialize(input);
   try {
     return s.coordinator->start_orchestrator_call(std::move(prompt_json), std::move(observer));
   } catch (...) {
@@ -300,7 +303,9 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
   }
 }
 
-TurnResult Session::execute(std::string_view prompt) {
+TurnResult Session::execute(std::string_view prompt) { return execute(prompt, {}); }
+
+TurnResult Session::execute(std::string_view prompt, const boost::json::object &options) {
   auto &s = *impl_;
   auto wait = std::make_shared<TurnWait>();
   auto call = start(prompt, [wait](TurnResult result) {
@@ -308,7 +313,7 @@ TurnResult Session::execute(std::string_view prompt) {
     wait->result = std::move(result);
     wait->done = true;
     wait->done_cv.notify_all();
-  });
+  }, options);
 
   const std::string orchestrator(s.coordinator->orchestrator() ? s.coordinator->orchestrator()->id()
                                                                : std::string_view("?"));

@@ -248,6 +248,52 @@ TEST_CASE("capture_content: the prompt, the answer and the tool's arguments are 
         R"({"path":"/etc/secret-argument"})");
 }
 
+TEST_CASE("batches of max_batch spans, no span lost; content cut whole characters at a time") {
+  LoopbackServer collector;
+  collector.set_default_response(ScriptedResponse::json(200, "{}"));
+  // 300 four-byte characters: cut at 101 bytes, a character boundary comes at 100.
+  std::string prompt;
+  for (int i = 0; i < 300; ++i) prompt += "\xF0\x9F\x98\x80";
+  {
+    auto session = amp_test::make_session(
+        plan_for(collector, ", capture_content: true, max_content_chars: 101, max_batch: 2"));
+    session->initialize();
+    CHECK(session->execute(prompt).status == "success");
+    session->cleanup();
+  }
+  const std::vector<Span> spans = all_spans(collector);  // every body parsed as JSON
+  CHECK(spans.size() == 5);
+  CHECK(collector.requests().size() >= 3);
+  for (const auto &request : collector.requests()) {
+    const json::value body = json::parse(request.body);
+    std::size_t in_request = 0;
+    for (const auto &scope : body.at("resourceSpans").at(0).at("scopeSpans").as_array())
+      in_request += scope.at("spans").as_array().size();
+    CHECK(in_request <= 2);
+  }
+  // The cut prompt is still valid JSON (and valid UTF-8: the body parsed), 25 whole smileys.
+  const json::value input = json::parse(named(spans, "invoke_agent amplifier").text("gen_ai.input.messages"));
+  const std::string content(input.at(0).at("parts").at(0).at("content").as_string());
+  CHECK(content == prompt.substr(0, 100) + " [cut]");
+}
+
+TEST_CASE("a collector that does not answer holds the session's end no longer than shutdown_timeout_ms") {
+  LoopbackServer collector;
+  ScriptedResponse stalled = ScriptedResponse::json(200, "{}");
+  stalled.head_delay = std::chrono::seconds(30);
+  collector.set_default_response(stalled);
+  amp_test::LogCapture log;
+  auto session = amp_test::make_session(
+      plan_for(collector, ", shutdown_timeout_ms: 500"));
+  session->initialize();
+  CHECK(session->execute("go").status == "success");
+  const auto started = std::chrono::steady_clock::now();
+  session->cleanup();
+  const auto took = std::chrono::steady_clock::now() - started;
+  CHECK(took < std::chrono::seconds(5));
+  CHECK(collector.wait_for_requests(1, amp_test::kPatience));
+}
+
 TEST_CASE("a collector that is down: the turn is untouched, and it is said once") {
   std::string endpoint;
   {
@@ -268,8 +314,27 @@ hooks:
   session->initialize();
   for (const char *prompt : {"a", "b", "c"}) CHECK(session->execute(prompt).status == "success");
   CHECK(log.wait_for({"hooks-otel: could not export"}, 1, amp_test::kPatience));
+  const auto started = std::chrono::steady_clock::now();
   session->cleanup();
+  // Known to be down: the session's end does not wait for it again.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(1500));
   CHECK(log.count({"hooks-otel: could not export"}) == 1);
+
+  // A one-turn run whose only export is the last one still says the collector is down.
+  amp_test::LogCapture short_log;
+  auto brief = amp_test::make_session(R"(session:
+  orchestrator: loop-basic
+  context: context-simple
+providers:
+  - module: provider-mock
+hooks:
+  - module: hooks-otel
+    config: {endpoint: ")" + endpoint + R"(", schedule_delay_ms: 3600000}
+)");
+  brief->initialize();
+  CHECK(brief->execute("a").status == "success");
+  brief->cleanup();
+  CHECK(short_log.count({"hooks-otel: could not export"}) == 1);
 }
 
 TEST_CASE("a bad endpoint is a plan error naming it") {

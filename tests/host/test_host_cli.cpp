@@ -124,6 +124,18 @@ TEST_CASE("bad input gives one clear line and a failing exit code") {
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("broken.yaml:") != std::string::npos);
   }
+  SUBCASE("a --route the plan's routing lacks names the roles it has") {
+    auto plan = s.write("routed.yaml",
+                        "session: {orchestrator: loop-basic, context: context-simple}\n"
+                        "providers: [{module: provider-mock}]\n"
+                        "routing: {default: [provider-mock]}\n");
+    auto r = run_amplifier({"run", "--plan", plan.string(), "--route", "fast", "hi"}, s.options());
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("route 'fast'") != std::string::npos);
+    CHECK(r.err.find("its roles: default") != std::string::npos);
+    auto ok = run_amplifier({"run", "--plan", plan.string(), "--route", "default", "hi"}, s.options());
+    CHECK(ok.exit_code == 0);
+  }
   SUBCASE("a missing orchestrator is fatal") {
     auto plan = s.write("plan.yaml", "session: {orchestrator: no-such-loop, context: context-simple}\n");
     auto r = run_amplifier({"run", "--plan", plan.string(), "hi"}, s.options());

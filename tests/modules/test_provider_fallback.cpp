@@ -89,3 +89,27 @@ TEST_CASE("without routing there is no fallback; a route naming no provider is a
           std::string::npos);
   }
 }
+
+TEST_CASE("a turn may ask for a role of the routing; one the plan lacks is an error naming the roles") {
+  loopback::LoopbackServer anthropic, openai;
+  openai.set_default_response(
+      loopback::ScriptedResponse::sse(fixture("openai_responses_stream_docs.sse"), {11}));
+  auto session = amp_test::open_session(routed_plan(
+      anthropic.base_url(), openai.base_url(),
+      "routing:\n  default: [provider-anthropic]\n  fast: [provider-openai]\n"));
+  amp_test::EventRecorder events(session->hooks());
+  // This turn only: the "fast" role's provider, not the loop's default role.
+  const auto fast = session->execute("hi", json::object{{"route", "fast"}});
+  REQUIRE(fast.status == "success");
+  CHECK(anthropic.requests().empty());
+  CHECK(openai.requests().size() == 1);
+
+  const std::size_t stored = json::parse(session->coordinator().context_messages()).as_array().size();
+  const auto unknown = session->execute("hi", json::object{{"route", "slow"}});
+  CHECK(unknown.status == "error");
+  CHECK(unknown.response.find("route 'slow'") != std::string::npos);
+  CHECK(unknown.response.find("its roles: default, fast") != std::string::npos);
+  CHECK(openai.requests().size() == 1);  // nothing was asked of any provider
+  // Nothing of the refused turn was stored.
+  CHECK(json::parse(session->coordinator().context_messages()).as_array().size() == stored);
+}

@@ -492,6 +492,11 @@ TEST_CASE("openapi.json documents exactly the router's routes; healthz and metri
   CHECK(contains(metrics.body, R"(amplifier_turns_total{status="success"} 1)"));
   CHECK(contains(metrics.body, "amplifier_provider_latency_seconds_count 1"));
   CHECK(contains(metrics.body, R"(amplifier_tokens_total{direction="output"})"));
+  // A turn may ask for a role of the plan's routing; this plan has none, and the turn says so.
+  Reply routed = request(serve.port(), "POST", messages_path(id), R"({"prompt":"hi","route":"fast"})");
+  CHECK(contains(routed.body, "route 'fast'"));
+  CHECK(contains(routed.body, "the plan has no routing"));
+  CHECK(request(serve.port(), "POST", messages_path(id), R"({"prompt":"hi","route":7})").status == 400);
   // The session's ledger: in GET /v1/sessions/{id}, and its cost in /metrics.
   const json::value shown = body_json(request(serve.port(), "GET", "/v1/sessions/" + id));
   const json::object &ledger = shown.at("ledger").as_object();

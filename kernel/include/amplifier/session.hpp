@@ -85,13 +85,17 @@ class Session {
   // session:start (or session:resume) before the first turn only. Never throws for a module
   // failure: that comes back as status "error".
   TurnResult execute(std::string_view prompt);
+  // The same with `options` beside the prompt in the orchestrator's turn input
+  // ({"prompt", ...options}): what the turn may ask of the loop, e.g. {"route": "fast"}.
+  TurnResult execute(std::string_view prompt, const boost::json::object &options);
 
   // The same without blocking: starts the turn and returns its call id at once; `done` runs
   // exactly once with the result, on whichever thread ends the turn (a worker or a provider's
   // I/O thread), so it must not block. One turn at a time: starting a second before `done`
   // ran throws SessionError. This is how one process carries many sessions without a thread
   // each.
-  amp_call_id start(std::string_view prompt, std::function<void(TurnResult)> done);
+  amp_call_id start(std::string_view prompt, std::function<void(TurnResult)> done,
+                    const boost::json::object &options = {});
 
   // Thread-safe and async-signal-adjacent (call from a watcher thread, not a signal handler):
   // raises the session's cancellation level and notifies the running turn.

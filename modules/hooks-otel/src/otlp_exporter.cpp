@@ -17,6 +17,23 @@ namespace asio = boost::asio;
 namespace tp = amplifier::transport;
 namespace ms = amplifier::module_support;
 
+// What one request and the whole queue may hold, roughly (approximate_size): captured
+// content can make spans large.
+constexpr std::size_t kMaxRequestBytes = 4u << 20;
+constexpr std::size_t kMaxQueuedBytes = 64u << 20;
+
+// A span's encoded size, roughly: its strings plus a fixed share for ids, times and keys.
+std::size_t approximate_size(const Span &span) {
+  std::size_t bytes = 256 + span.name.size() + span.status_message.size();
+  for (const auto &a : span.attributes) {
+    bytes += 48 + a.key.size();
+    if (const auto *text = std::get_if<std::string>(&a.value)) bytes += text->size();
+    if (const auto *list = std::get_if<std::vector<std::string>>(&a.value))
+      for (const auto &item : *list) bytes += 24 + item.size();
+  }
+  return bytes;
+}
+
 constexpr std::string_view kScopeName = "amplifier.hooks-otel";
 constexpr std::string_view kScopeVersion = "0.1.0";
 
@@ -31,6 +48,7 @@ struct OtlpExporter::State : std::enable_shared_from_this<State> {
   std::mutex mutex;
   std::condition_variable settled;  // the queue emptied or a request ended
   std::vector<Span> queue;
+  std::size_t queued_bytes = 0;  // approximate_size of the queue
   bool in_flight = false;
   bool send_posted = false;
   bool stopping = false;
@@ -41,14 +59,22 @@ struct OtlpExporter::State : std::enable_shared_from_this<State> {
   // On the I/O thread: one request with up to max_batch spans, if none is in flight.
   void send() {
     std::vector<Span> batch;
+    bool last_chance = false;
     {
       std::lock_guard lock(mutex);
       send_posted = false;
       if (in_flight || queue.empty() || !client) return;
-      const std::size_t n = std::min(queue.size(), options.max_batch);
+      // Up to max_batch spans and about kMaxRequestBytes: a collector refuses a body over its
+      // limit (the OpenTelemetry Collector's default is 20 MiB) whole.
+      std::size_t n = 0, bytes = 0;
+      while (n < queue.size() && n < options.max_batch &&
+             (n == 0 || bytes + approximate_size(queue[n]) <= kMaxRequestBytes))
+        bytes += approximate_size(queue[n++]);
       batch.assign(std::make_move_iterator(queue.begin()), std::make_move_iterator(queue.begin() + n));
       queue.erase(queue.begin(), queue.begin() + n);
+      queued_bytes -= std::min(queued_bytes, bytes);
       in_flight = true;
+      last_chance = stopping;
     }
     tp::CallSpec spec;
     spec.request.method = "POST";
@@ -61,7 +87,9 @@ struct OtlpExporter::State : std::enable_shared_from_this<State> {
     spec.request.timeouts->read = options.export_timeout;
     spec.request.timeouts->total = options.export_timeout;
     spec.format = tp::BodyFormat::whole;
-    spec.retry.max_retries = 1;  // a blip; a collector that is down is not waited on
+    // One retry for a blip, none while the session ends: a collector that is down is not
+    // waited on.
+    spec.retry.max_retries = last_chance ? 0 : 1;
     spec.errors.provider = "otlp";
     spec.max_body_bytes = 1 << 20;
     tp::CallHandlers handlers;
@@ -80,7 +108,8 @@ struct OtlpExporter::State : std::enable_shared_from_this<State> {
       in_flight = false;
       request.reset();
       if (result.error) {
-        if (!failing && !stopping)
+        // A request the destructor cancelled is no news; any other failure is, once.
+        if (!failing && result.error->kind != amplifier::ErrorKind::cancelled)
           warning = "hooks-otel: could not export " + std::to_string(count) + " span(s) to " +
                     options.endpoint + ": " + result.error->message +
                     "; spans are dropped until the collector answers";
@@ -131,13 +160,17 @@ void OtlpExporter::add(Span span) {
   std::string warning;
   {
     std::lock_guard lock(s.mutex);
-    if (s.queue.size() >= s.options.max_queue) {
+    const std::size_t bytes = approximate_size(span);
+    if (s.queue.size() >= s.options.max_queue || s.queued_bytes + bytes > kMaxQueuedBytes) {
       if (!s.overflow_warned)
-        warning = "hooks-otel: " + std::to_string(s.options.max_queue) +
-                  " spans are waiting for the collector (max_queue); newer ones are dropped";
+        warning = "hooks-otel: " + std::to_string(s.queue.size()) +
+                  " spans are waiting for the collector (max_queue " +
+                  std::to_string(s.options.max_queue) + ", at most " +
+                  std::to_string(kMaxQueuedBytes >> 20) + " MiB); newer ones are dropped";
       s.overflow_warned = true;
     } else {
       s.queue.push_back(std::move(span));
+      s.queued_bytes += bytes;
       if (s.queue.size() >= s.options.max_batch) s.post_send_locked();
     }
   }
@@ -150,7 +183,14 @@ OtlpExporter::~OtlpExporter() {
     // What is queued goes out now, batch after batch, for at most shutdown_timeout.
     std::unique_lock lock(s.mutex);
     s.stopping = true;
-    if (!s.in_flight) s.post_send_locked();
+    if (s.failing) {
+      // The collector did not answer the last time: the session ends now, not after a wait
+      // for a request that is most likely to fail as well.
+      s.queue.clear();
+      s.queued_bytes = 0;
+    } else if (!s.in_flight) {
+      s.post_send_locked();
+    }
     s.settled.wait_for(lock, s.options.shutdown_timeout,
                        [&] { return s.queue.empty() && !s.in_flight; });
     if (s.request) s.request->cancel();
@@ -159,7 +199,7 @@ OtlpExporter::~OtlpExporter() {
   // (completions still due run on the I/O thread and hold the state, not this object).
   std::promise<void> timer_cancelled;
   asio::post(s.executor->context(), [&] {
-    s.timer->cancel();
+    s.timer.reset();  // cancelled and destroyed here, while its io_context certainly lives
     timer_cancelled.set_value();
   });
   timer_cancelled.get_future().wait();

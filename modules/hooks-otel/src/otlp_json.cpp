@@ -103,6 +103,11 @@ void Span::set(std::string key, AttributeValue value) {
   attributes.push_back({std::move(key), std::move(value)});
 }
 
+bool Span::has(std::string_view key) const {
+  return std::any_of(attributes.begin(), attributes.end(),
+                     [&](const Attribute &a) { return a.key == key; });
+}
+
 std::uint64_t now_unix_nano() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::system_clock::now().time_since_epoch())

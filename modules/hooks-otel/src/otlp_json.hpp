@@ -44,6 +44,7 @@ struct Span {
   std::string status_message;  // with StatusCode::error
 
   void set(std::string key, AttributeValue value);  // replaces an attribute of that key
+  bool has(std::string_view key) const;
 };
 
 // Nanoseconds since the Unix epoch, now.

@@ -16,10 +16,12 @@ struct TraceLink {
   std::mutex mutex;
   std::optional<SpanId> turn_span;
   struct Delegation {
+    std::uint64_t sequence = 0;  // the order the calls started in
     SpanId span{};
     std::string agent;
     std::string child;  // the session it started, once delegate:agent_spawned said so
   };
+  std::uint64_t next_sequence = 0;
   std::map<std::string, Delegation> delegations;  // by tool_call_id, while they run
   std::map<std::string, std::pair<SpanId, std::string>> children;  // child id -> {span, agent}
 };
@@ -158,11 +160,14 @@ void SpanTracker::finish(Span &span) {
   finished_(std::move(span));
 }
 
+// Cut before it is put into JSON, and never inside a UTF-8 sequence: a collector refuses a
+// whole request over one invalid byte.
 std::string SpanTracker::captured(std::string text) const {
-  if (text.size() > options_.max_content_chars) {
-    text.resize(options_.max_content_chars);
-    text += " [cut]";
-  }
+  if (text.size() <= options_.max_content_chars) return text;
+  std::size_t end = options_.max_content_chars;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  text.resize(end);
+  text += " [cut]";
   return text;
 }
 
@@ -180,7 +185,7 @@ void SpanTracker::start_turn(const json::object &data) {
   turn.set("gen_ai.agent.name", agent);
   turn.set("gen_ai.conversation.id", session_id_);
   if (options_.capture_content)
-    turn.set("gen_ai.input.messages", captured(messages_json("user", string_at(data, "prompt"))));
+    turn.set("gen_ai.input.messages", messages_json("user", captured(string_at(data, "prompt"))));
   {
     std::lock_guard lock(link_->mutex);
     link_->turn_span = turn.span_id;
@@ -188,17 +193,31 @@ void SpanTracker::start_turn(const json::object &data) {
   turn_ = std::move(turn);
 }
 
+// Spans a turn or session end leaves open never said how they ended: marked so.
+void SpanTracker::abandon_open_calls() {
+  if (llm_) {
+    mark_error(*llm_, "cancelled", "the turn ended before the call did");
+    finish(*llm_);
+    llm_.reset();
+  }
+  for (auto &[id, tool] : tools_) {
+    mark_error(tool, "cancelled", "the turn ended before the tool did");
+    finish(tool);
+  }
+  tools_.clear();
+  std::lock_guard lock(link_->mutex);
+  link_->delegations.clear();
+}
+
 void SpanTracker::end_turn(const json::object &data) {
   if (!turn_) return;
-  if (llm_) finish(*llm_), llm_.reset();
-  for (auto &[id, tool] : tools_) finish(tool);
-  tools_.clear();
+  abandon_open_calls();
   const std::string status = string_at(data, "status");
   turn_->set("amplifier.turn.status", status);
   if (status == "error") mark_error(*turn_, "turn_error", string_at(data, "response"));
   if (options_.capture_content)
     turn_->set("gen_ai.output.messages",
-               captured(messages_json("assistant", string_at(data, "response"))));
+               messages_json("assistant", captured(string_at(data, "response"))));
   finish(*turn_);
   turn_.reset();
   std::lock_guard lock(link_->mutex);
@@ -206,10 +225,20 @@ void SpanTracker::end_turn(const json::object &data) {
 }
 
 void SpanTracker::start_llm(const json::object &data) {
-  if (llm_) finish(*llm_);  // a request that never said how it ended
+  if (llm_) {  // a request that never said how it ended (a gate refused it, say)
+    mark_error(*llm_, "abandoned", "another request started before this one ended");
+    finish(*llm_);
+  }
   Span call = child_span(turn_ ? *turn_ : *session_, "chat", SpanKind::client);
   call.set("gen_ai.operation.name", std::string("chat"));
+  // The provider's mount name until the answer says which module it is (ledger:update): a
+  // call that fails still says where it went.
+  call.set("gen_ai.provider.name", provider_name(string_at(data, "provider")));
   call.set("amplifier.provider", string_at(data, "provider"));
+  if (const std::string model = string_at(data, "model"); !model.empty()) {
+    call.name = "chat " + model;
+    call.set("gen_ai.request.model", model);
+  }
   if (const json::value *i = data.if_contains("iteration"); i && i->is_int64())
     call.set("amplifier.iteration", i->as_int64());
   llm_ = std::move(call);
@@ -224,8 +253,11 @@ void SpanTracker::price_llm(const json::object &data) {
   const std::string model = string_at(*call, "model");
   llm_->set("gen_ai.provider.name", provider_name(string_at(*call, "provider")));
   if (!model.empty()) {
-    llm_->name = "chat " + model;
-    llm_->set("gen_ai.request.model", model);
+    // The model the loop did not name is the provider's default, the one that answered.
+    if (!llm_->has("gen_ai.request.model")) {
+      llm_->name = "chat " + model;
+      llm_->set("gen_ai.request.model", model);
+    }
     llm_->set("gen_ai.response.model", model);
   }
   const json::object *tokens = object_at(*call, "tokens");
@@ -246,9 +278,7 @@ void SpanTracker::end_llm(const json::object &data, std::string_view event) {
                error ? string_at(*error, "message") : "");
   } else if (event == "provider:fallback") {
     mark_error(*llm_, string_at(data, "reason"), "fell back to " + string_at(data, "to"));
-  } else if (!llm_->attributes.empty() &&
-             std::none_of(llm_->attributes.begin(), llm_->attributes.end(),
-                          [](const Attribute &a) { return a.key == "gen_ai.usage.input_tokens"; })) {
+  } else if (!llm_->has("gen_ai.usage.input_tokens")) {
     // No ledger:update (another orchestrator): the provider's own counts.
     if (const json::object *usage = object_at(data, "usage")) {
       llm_->set("gen_ai.usage.input_tokens", count_at(usage, "input_tokens"));
@@ -272,16 +302,16 @@ void SpanTracker::start_tool(const json::object &data) {
     tool.set("gen_ai.tool.call.arguments", captured(json::serialize(*input)));
   if (name == "delegate") {
     std::lock_guard lock(link_->mutex);
-    link_->delegations[id] = {tool.span_id, input ? string_at(*input, "agent") : "", ""};
+    link_->delegations[id] = {link_->next_sequence++, tool.span_id,
+                              input ? string_at(*input, "agent") : "", ""};
   }
-  if (auto it = tools_.find(id); it != tools_.end()) finish(it->second);
-  tools_[id] = std::move(tool);
+  tools_.emplace(id, std::move(tool));  // a repeated id (or none) is its own span, first in first out
 }
 
 void SpanTracker::end_tool(const json::object &data, bool failed) {
   const std::string id = string_at(data, "tool_call_id");
-  auto it = tools_.find(id);
-  if (it == tools_.end()) return;
+  auto it = tools_.lower_bound(id);  // the oldest open call with this id
+  if (it == tools_.end() || it->first != id) return;
   Span &tool = it->second;
   const json::object *result = object_at(data, "result");
   const json::value *success = result ? result->if_contains("success") : nullptr;
@@ -309,15 +339,15 @@ void SpanTracker::child_started(const json::object &data) {
   const std::string child = string_at(data, "child_session_id");
   const std::string agent = string_at(data, "agent");
   std::lock_guard lock(link_->mutex);
+  // The oldest unmatched call for this agent; failing that, the oldest unmatched call.
   TraceLink::Delegation *chosen = nullptr;
-  for (auto &[id, delegation] : link_->delegations) {
-    if (!delegation.child.empty()) continue;
-    if (delegation.agent == agent) {
-      chosen = &delegation;
-      break;
-    }
-    if (!chosen) chosen = &delegation;
-  }
+  auto better = [&](const TraceLink::Delegation &d) {
+    if (!chosen) return true;
+    const bool same = d.agent == agent, chosen_same = chosen->agent == agent;
+    return same != chosen_same ? same : d.sequence < chosen->sequence;
+  };
+  for (auto &[id, delegation] : link_->delegations)
+    if (delegation.child.empty() && better(delegation)) chosen = &delegation;
   if (!chosen) return;
   chosen->child = child;
   link_->children[child] = {chosen->span, agent};
@@ -325,16 +355,15 @@ void SpanTracker::child_started(const json::object &data) {
 
 void SpanTracker::end_session() {
   if (!session_) return;
-  if (llm_) finish(*llm_), llm_.reset();
-  for (auto &[id, tool] : tools_) finish(tool);
-  tools_.clear();
+  abandon_open_calls();
   if (turn_) finish(*turn_), turn_.reset();
-  // A child's session hangs under the delegate call that started it.
+  // A child's session hangs under the delegate call that started it (then forgotten there).
   if (parent_link_) {
     std::lock_guard lock(parent_link_->mutex);
     auto it = parent_link_->children.find(session_id_);
     session_->parent_span_id = it != parent_link_->children.end() ? it->second.first
                                                                    : *parent_fallback_;
+    if (it != parent_link_->children.end()) parent_link_->children.erase(it);
   }
   finish(*session_);
   session_.reset();

@@ -60,6 +60,7 @@ class SpanTracker {
   void end_tool(const boost::json::object &data, bool failed);
   void child_started(const boost::json::object &data);
   void end_session();
+  void abandon_open_calls();
 
   Span child_span(const Span &parent, std::string name, SpanKind kind) const;
   void finish(Span &span);  // stamps the end time, hands it over
@@ -77,7 +78,7 @@ class SpanTracker {
   std::optional<Span> session_;
   std::optional<Span> turn_;
   std::optional<Span> llm_;
-  std::map<std::string, Span> tools_;  // by tool_call_id
+  std::multimap<std::string, Span> tools_;  // by tool_call_id; equal ids in start order
 };
 
 }  // namespace hooks_otel

@@ -9,14 +9,21 @@ namespace {
 
 namespace json = boost::json;
 
-std::string read_prompt(std::string_view prompt_json) {
+TurnInput read_turn_input(std::string_view prompt_json) {
   json::value input = parse_json(prompt_json);
   const json::object *o = input.if_object();
   const json::value *prompt = o ? o->if_contains("prompt") : nullptr;
   if (!prompt || !prompt->is_string())
     throw KernelException(KernelError::make(ErrorKind::invalid_request,
                                             R"(the turn input must be {"prompt": "<text>"})"));
-  return std::string(prompt->get_string());
+  TurnInput turn{std::string(prompt->get_string()), std::nullopt};
+  if (const json::value *route = o->if_contains("route")) {
+    if (!route->is_string() || route->get_string().empty())
+      throw KernelException(KernelError::make(
+          ErrorKind::invalid_request, "the turn's \"route\" must name a role of the plan's routing"));
+    turn.route = std::string(route->get_string());
+  }
+  return turn;
 }
 
 // Announces the lifecycle events loop modules emit on the observability.events channel, so
@@ -44,24 +51,26 @@ AgentLoopModule::~AgentLoopModule() { turns_.stop_all(); }
 
 void AgentLoopModule::execute(amp_call_id call, std::string_view prompt_json) {
   auto signal = turns_.begin(host(), call);
-  std::string prompt;
+  TurnInput input;
   try {
-    prompt = read_prompt(prompt_json);
+    input = read_turn_input(prompt_json);
   } catch (const KernelException &e) {
-    return end_turn(call, prompt, TurnOutcome::failed(e.error(), 0));
+    return end_turn(call, input.prompt, TurnOutcome::failed(e.error(), 0));
   } catch (const std::exception &e) {
-    return end_turn(call, prompt, TurnOutcome::failed(KernelError::make(ErrorKind::internal, e.what()), 0));
+    return end_turn(call, input.prompt,
+                    TurnOutcome::failed(KernelError::make(ErrorKind::internal, e.what()), 0));
   }
   // Returns as soon as the turn first waits; it goes on on the host's workers.
-  spawn(run_turn(call, std::move(prompt), std::move(signal)));
+  spawn(run_turn(call, std::move(input), std::move(signal)));
 }
 
-Task<void> AgentLoopModule::run_turn(amp_call_id call, std::string prompt,
+Task<void> AgentLoopModule::run_turn(amp_call_id call, TurnInput input,
                                      std::shared_ptr<TurnSignal> signal) {
   TurnOutcome outcome;
+  const std::string prompt = input.prompt;
   {
     AgentTurn turn(host(), config_, pacer_, ledger_, std::move(signal), call);
-    outcome = co_await turn.run(prompt);  // never throws
+    outcome = co_await turn.run(std::move(input));  // never throws
     try {
       // For whoever started this session (a parent rolls up `spent`, this turn's).
       outcome.report = json::object{{"ledger", cost::to_json(ledger_.snapshot())},

@@ -62,10 +62,10 @@ AgentTurn::AgentTurn(const amp::sdk::Host &host, const LoopConfig &config,
     : host_(host), config_(config), pacer_(pacer), ledger_(ledger), signal_(std::move(signal)),
       call_(call) {}
 
-Task<TurnOutcome> AgentTurn::run(std::string prompt) {
+Task<TurnOutcome> AgentTurn::run(TurnInput input) {
   TurnOutcome outcome;
   try {
-    outcome = co_await run_steps(std::move(prompt));
+    outcome = co_await run_steps(std::move(input));
   } catch (const KernelException &e) {
     outcome = TurnOutcome::failed(e.error(), iterations_);
   } catch (const std::exception &e) {
@@ -79,18 +79,17 @@ Task<TurnOutcome> AgentTurn::run(std::string prompt) {
   co_return outcome;
 }
 
-Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
+Task<TurnOutcome> AgentTurn::run_steps(TurnInput input) {
+  const std::string &prompt = input.prompt;
   notify_with(host_, event::kExecutionStart, [&] { return json::object{{"prompt", prompt}}; });
+  // A route the plan does not have ends the turn before anything is stored or counted.
+  const json::value providers = amplifier::parse_json(host_.providers());
+  choose_route(input.route, providers);
   // A turn the budget no longer allows does not start: the prompt is not stored.
   ledger_.restore_once(host_);
   if (auto over = ledger_.begin_turn()) co_return over_budget(*over);
   turn_totals_.turns = 1;
   if (auto denied = submit_prompt(prompt)) co_return *denied;
-  const json::value providers = amplifier::parse_json(host_.providers());
-  if (!config_.provider) {
-    if (auto routing = host_.capability("session.routing"))
-      route_ = route_of(amplifier::parse_json(*routing), config_.route, providers);
-  }
   provider_ = route_.empty() ? select_provider(providers, config_.provider) : route_.front();
   tool_specs_json_ = host_.tools();
   json::value specs = amplifier::parse_json(tool_specs_json_);
@@ -105,6 +104,30 @@ Task<TurnOutcome> AgentTurn::run_steps(std::string prompt) {
     if (cancel_level() >= AMP_CANCEL_GRACEFUL) co_return TurnOutcome::cancelled(last_text_, iterations_);
     if (auto end = co_await iterate(config_.iteration_limit_reached(iterations_))) co_return *end;
   }
+}
+
+void AgentTurn::choose_route(const std::optional<std::string> &asked, const json::value &providers) {
+  const auto routing_text = host_.capability("session.routing");
+  const json::value routing = routing_text ? amplifier::parse_json(*routing_text) : json::value();
+  if (asked) {
+    // A turn that asks for a role gets it or an error, never another provider in silence.
+    const json::object *roles = routing.if_object();
+    if (!roles || !roles->contains(*asked)) {
+      std::string known;
+      if (roles)
+        for (const auto &role : *roles) known += (known.empty() ? "" : ", ") + std::string(role.key());
+      throw KernelException(KernelError::make(
+          ErrorKind::invalid_request,
+          "the turn asks for route '" + *asked + "', which the plan's routing does not have (" +
+              (known.empty() ? std::string("the plan has no routing") : "its roles: " + known) + ")"));
+    }
+    route_ = route_of(routing, *asked, providers);
+    if (route_.empty())
+      throw KernelException(KernelError::make(
+          ErrorKind::configuration, "none of route '" + *asked + "''s providers is mounted"));
+    return;
+  }
+  if (!config_.provider && !routing.is_null()) route_ = route_of(routing, config_.route, providers);
 }
 
 std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt) {
@@ -122,6 +145,7 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
   // Checked before every call, never during one: an answer being streamed is not cut off.
   if (auto over = ledger_.before_call()) co_return over_budget(*over);
   json::object request_event{{"provider", provider_}, {"iteration", iterations_ + 1}};
+  if (config_.model && model_applies_) request_event["model"] = *config_.model;
   if (final_call) request_event["max_reached"] = true;
   HookOutcome before = emit_gated(
       host_, event::kProviderRequest, request_event,

@@ -34,7 +34,7 @@ class AgentLoopModule : public amp::sdk::OrchestratorModule {
   void cancel(amp_call_id call, amp_cancel_level level) override;
 
  private:
-  Task<void> run_turn(amp_call_id call, std::string prompt, std::shared_ptr<TurnSignal> signal);
+  Task<void> run_turn(amp_call_id call, TurnInput input, std::shared_ptr<TurnSignal> signal);
   // Reports the turn's end (events, then its one call_finish) and forgets the turn.
   void end_turn(amp_call_id call, std::string_view prompt, const TurnOutcome &outcome) noexcept;
 

@@ -25,6 +25,13 @@
 
 namespace amplifier::orchestrator {
 
+// What one turn is asked: the prompt, and optionally a role of the plan's routing for this
+// turn only (serve's "route", run --route), over the loop's `route`.
+struct TurnInput {
+  std::string prompt;
+  std::optional<std::string> route;
+};
+
 // A coroutine (task.hpp): its steps run on the host's worker pool, one at a time, and between
 // them it holds no thread while it waits for a provider, its tools or a pacing delay. The only
 // other threads involved are the providers' (stream forwarding, terminal events) and the
@@ -36,7 +43,7 @@ class AgentTurn {
 
   // Never throws: any failure becomes an error outcome. Ends with a transcript in which every
   // tool call has a result and the last message this turn stored is the assistant's.
-  Task<TurnOutcome> run(std::string prompt);
+  Task<TurnOutcome> run(TurnInput input);
 
   // What this turn spent: its own calls and what its children spent meanwhile (the caller of a
   // child session rolls this up, never the child's whole ledger, which a resumed child carries
@@ -44,7 +51,10 @@ class AgentTurn {
   cost::Totals spent() const;
 
  private:
-  Task<TurnOutcome> run_steps(std::string prompt);
+  Task<TurnOutcome> run_steps(TurnInput input);
+  // The providers this turn tries, in order: the asked role's (an error naming the roles when
+  // the plan's routing has no such role), else the loop's role, else none (select_provider).
+  void choose_route(const std::optional<std::string> &asked, const boost::json::value &providers);
   // One provider call and what follows it. Completes with the outcome when the turn ends here.
   Task<std::optional<TurnOutcome>> iterate(bool final_call);
 
