@@ -4,6 +4,8 @@
 // budget:warning at 80 % first; a turn the budget no longer allows does not start.
 #include "session_harness.hpp"
 
+#include "amplifier/cost/ledger.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
@@ -57,7 +59,12 @@ TEST_CASE("each answer stores its usage, its cost and the session's ledger; ledg
   const json::object &metadata = last.at("metadata").as_object();
   CHECK(metadata.at("usage").at("input_tokens").as_int64() == 10);
   CHECK(metadata.at("cost").at("usd").as_double() == doctest::Approx(0.02));
-  CHECK(metadata.at("ledger").at("total").at("calls").as_int64() == 2);
+  const amplifier::cost::Ledger stored = amplifier::cost::ledger_from_json(metadata.at("ledger"));
+  CHECK(stored.total().calls == 2);
+  CHECK(stored.total().usd == doctest::Approx(0.04));
+  CHECK(stored.own.tokens.output == 10);
+  // Kept small: it goes into every later request with the message.
+  CHECK(json::serialize(metadata.at("ledger")).size() < 120);
   // The model is never shown any of it: the provider gets the content only.
   CHECK(events.count("budget:warning") == 0);
 }

@@ -191,6 +191,14 @@ TEST_CASE("a ledger survives its JSON, and the transcript's last answer holds th
   CHECK(back.own.calls == 2);
   CHECK(back.children.unpriced_calls == 1);
   CHECK(back.total().usd == doctest::Approx(0.24));
+  // The stored form says the same in fewer bytes; a session without children leaves them out.
+  Ledger stored = ledger_from_json(to_stored_json(ledger));
+  CHECK(stored.session_id == "s1");
+  CHECK(stored.own.calls == 2);
+  CHECK(stored.own.tokens.input == 20);
+  CHECK(stored.children.usd == doctest::Approx(0.2));
+  CHECK(stored.children.unpriced_calls == 1);
+  CHECK_FALSE(to_stored_json(Ledger{"s2", ledger.own, {}}).contains("children"));
 
   Ledger parents;
   parents.session_id = "parent";

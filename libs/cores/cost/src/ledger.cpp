@@ -55,7 +55,37 @@ json::object to_json(const Totals &t) {
   return out;
 }
 
+namespace {
+
+json::array totals_array(const Totals &t) {
+  return json::array{t.calls,           t.turns,         t.tokens.input,          t.tokens.output,
+                     t.tokens.cache_read, t.tokens.cache_write, t.tokens.cache_write_1h,
+                     t.tokens.reasoning,  rounded_usd(t.usd),   t.unpriced_calls};
+}
+
+Totals totals_from_array(const json::array &a) {
+  auto at = [&](std::size_t i) { return i < a.size() ? bounded_count(a[i]) : 0; };
+  Totals t;
+  t.calls = at(0);
+  t.turns = at(1);
+  t.tokens.input = at(2);
+  t.tokens.output = at(3);
+  t.tokens.cache_read = at(4);
+  t.tokens.cache_write = at(5);
+  t.tokens.cache_write_1h = at(6);
+  t.tokens.reasoning = at(7);
+  if (a.size() > 8 && a[8].is_number()) {
+    const double usd = a[8].to_number<double>();
+    t.usd = std::isfinite(usd) && usd > 0 ? std::min(usd, kMaxFigure) : 0;
+  }
+  t.unpriced_calls = at(9);
+  return t;
+}
+
+}  // namespace
+
 Totals totals_from_json(const json::value &value) {
+  if (const json::array *compact = value.if_array()) return totals_from_array(*compact);
   Totals t;
   const json::object *o = value.if_object();
   if (!o) return t;
@@ -78,6 +108,13 @@ json::object to_json(const Ledger &ledger) {
                       {"session", to_json(ledger.own)},
                       {"children", to_json(ledger.children)},
                       {"total", to_json(ledger.total())}};
+}
+
+json::object to_stored_json(const Ledger &ledger) {
+  json::object out{{"session_id", ledger.session_id}, {"session", totals_array(ledger.own)}};
+  if (ledger.children.calls || ledger.children.turns || ledger.children.unpriced_calls)
+    out["children"] = totals_array(ledger.children);
+  return out;
 }
 
 Ledger ledger_from_json(const json::value &value) {

@@ -378,16 +378,20 @@ void AgentTurn::record_cost(ProviderResult &result) {
                                             /*usage_reported=*/usage.has_value());
   turn_totals_.add(call);
   json::object call_json = cost::to_json(call);
-  json::object ledger_now = ledger_json();
+  const cost::Ledger ledger_now = ledger_.snapshot();
+  // Stored small: every stored message goes into every later request. The answer's metadata
+  // already names its provider and model, and its usage has the tokens.
   if (usage) metadata["usage"] = to_json(*usage);
-  metadata["cost"] = call_json;
-  metadata["ledger"] = ledger_now;
+  json::object stored_cost{{"usd", call_json.at("usd")}};
+  if (!call.usd) stored_cost["cost_unknown"] = true;
+  metadata["cost"] = std::move(stored_cost);
+  metadata["ledger"] = cost::to_stored_json(ledger_now);
   notify_with(host_, event::kLedgerUpdate, [&] {
     return json::object{{"provider", provider_},
                         {"model", model},
                         {"call", call_json},
                         {"turn", cost::to_json(turn_totals_)},
-                        {"ledger", ledger_now}};
+                        {"ledger", cost::to_json(ledger_now)}};
   });
   for (const auto &warning : ledger_.new_warnings())
     notify_with(host_, event::kBudgetWarning, [&] {
@@ -419,7 +423,7 @@ cost::Totals AgentTurn::spent() const {
   return out;
 }
 
-json::object AgentTurn::ledger_json() const { return cost::to_json(ledger_.snapshot()); }
+json::object AgentTurn::ledger_json() const { return cost::to_stored_json(ledger_.snapshot()); }
 
 TurnOutcome AgentTurn::over_budget(const cost::BudgetMeasure &limit) {
   json::object payload = cost::to_json(limit);

@@ -40,9 +40,15 @@ struct Ledger {
   Totals total() const;
 };
 
-// {"session_id", "session": own, "children": children, "total": own + children}.
+// {"session_id", "session": own, "children": children, "total": own + children}: events,
+// serve's GET, reports.
 boost::json::object to_json(const Ledger &ledger);
-// The inverse; a missing or malformed part reads as zero.
+// The form stored with every answer, kept small because every stored message goes into every
+// later request: {"session_id", "session": [calls, turns, input, output, cache_read,
+// cache_write, cache_write_1h, reasoning, usd, unpriced_calls], "children": [...] only when a
+// child spent something}.
+boost::json::object to_stored_json(const Ledger &ledger);
+// The inverse of both; a missing or malformed part reads as zero.
 Ledger ledger_from_json(const boost::json::value &value);
 
 // The ledger stored with a message (an answer's metadata.ledger), if it has one.
