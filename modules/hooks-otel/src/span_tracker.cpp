@@ -1,5 +1,7 @@
 #include "span_tracker.hpp"
 
+#include "amplifier/module_support/json_util.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -37,19 +39,15 @@ std::shared_ptr<TraceLink> registered(const std::string &session_id) {
   return it == registry.end() ? nullptr : it->second.lock();
 }
 
-std::string string_at(const json::object &o, std::string_view key) {
-  const json::value *v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using amplifier::module_support::object_at;
 
-const json::object *object_at(const json::object &o, std::string_view key) {
-  const json::value *v = o.if_contains(key);
-  return v ? v->if_object() : nullptr;
+// base's string_at and count_at, as the owned values the spans keep.
+std::string string_at(const json::object &o, std::string_view key) {
+  return std::string(amplifier::module_support::string_at(o, key));
 }
 
 std::int64_t count_at(const json::object *o, std::string_view key) {
-  const json::value *v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_int64() ? v->as_int64() : 0;
+  return o ? amplifier::module_support::count_at(*o, key).value_or(0) : 0;
 }
 
 // gen_ai.provider.name: the conventions' well-known values for the vendors we speak to; any
