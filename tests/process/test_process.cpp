@@ -2,6 +2,7 @@
 // session, signals and limits as seen from inside them (/proc/self), and how they end.
 #include "amplifier/process/child.hpp"
 #include "amplifier/process/environment.hpp"
+#include "amplifier/process/run.hpp"
 
 #include "temp_files.hpp"
 
@@ -255,4 +256,64 @@ TEST_CASE("a relative or empty PATH entry is never searched, whatever the curren
   spec.stdout_stream = Stream::pipe();
   CHECK(output_of(spec) == "real\n");
   fs::current_path(was);
+}
+
+TEST_CASE("run_to_end feeds the input, keeps stdout and stderr apart, and reports the exit code") {
+  Spec spec;
+  spec.argv = {"/bin/sh", "-c", "tr a-z A-Z; echo oops >&2; exit 3"};
+  RunOptions options;
+  options.input = std::string(300'000, 'x');  // larger than a pipe's buffer: written as read
+  const RunOutcome outcome = run_to_end(spec, options);
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(outcome.exit_code() == 3);
+  CHECK(outcome.out == std::string(300'000, 'X'));
+  CHECK(outcome.err == "oops\n");
+}
+
+TEST_CASE("run_to_end: a child that reads no input is no SIGPIPE for the host, and output past the limit is cut") {
+  // SIGPIPE is not ignored here: a write to the closed pipe would kill this test.
+  Spec spec;
+  spec.argv = {"/bin/sh", "-c", "exec 0<&-; head -c 5000 /dev/zero"};
+  RunOptions options;
+  options.input = std::string(1 << 20, 'x');
+  options.max_output_bytes = 1000;
+  const RunOutcome outcome = run_to_end(spec, options);
+  CHECK(outcome.exit_code() == 0);
+  CHECK(outcome.out.size() == 1000);
+  CHECK(outcome.out_cut);
+}
+
+TEST_CASE("run_to_end stops a child at the timeout, and one whose background process holds its pipes") {
+  Spec spec;
+  spec.argv = {"/bin/sh", "-c", "echo started; sleep 30"};
+  RunOptions options;
+  options.timeout = 300ms;
+  options.kill_grace = 200ms;
+  auto started = std::chrono::steady_clock::now();
+  RunOutcome outcome = run_to_end(spec, options);
+  CHECK(outcome.timed_out);
+  CHECK(outcome.exit_code() == -1);
+  CHECK(outcome.out == "started\n");
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+
+  // The shell exits at once; its background sleep keeps stdout open. The call returns soon
+  // after the exit, with the exit code, and the sleep is ended with the group.
+  spec.argv = {"/bin/sh", "-c", "sleep 30 & echo $! ; exit 4"};
+  options.timeout = 20s;
+  started = std::chrono::steady_clock::now();
+  outcome = run_to_end(spec, options);
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(outcome.exit_code() == 4);
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+  // Ended: gone, or a zombie until its new parent reaps it.
+  const pid_t background = std::stoi(outcome.out);
+  auto ended = [&] {
+    std::ifstream stat("/proc/" + std::to_string(background) + "/stat");
+    std::string pid_field, name, state;
+    return !(stat >> pid_field >> name >> state) || state == "Z";
+  };
+  // SIGKILL was sent before run_to_end returned; the kernel takes a moment to carry it out.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!ended() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  CHECK(ended());
 }

@@ -1,6 +1,7 @@
 #include "stdio_channel.hpp"
 
 #include "amplifier/process/environment.hpp"
+#include "amplifier/process/run.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -21,24 +22,6 @@ constexpr std::size_t kStderrLinesKept = 5;
 constexpr std::size_t kStderrLineMax = 2000;
 // A server that does not read its input for this long is stuck: the message is not sent.
 constexpr int kWriteStallMs = 10'000;
-
-// A write to a pipe whose reader is gone raises SIGPIPE, which would kill a host that does not
-// ignore it: block it on this thread for the write and swallow the one the write raised.
-ssize_t write_without_sigpipe(int fd, const char *data, std::size_t size) {
-  sigset_t pipe_signal, previous;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  const ssize_t written = ::write(fd, data, size);
-  const int error = errno;
-  if (written < 0 && error == EPIPE) {
-    const timespec no_wait{};
-    ::sigtimedwait(&pipe_signal, nullptr, &no_wait);
-  }
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  errno = error;
-  return written;
-}
 
 std::string joined(const std::vector<std::string> &words) {
   std::string out;
@@ -83,7 +66,7 @@ void StdioChannel::send(std::string message, std::optional<RequestId>) {
   if (!child_ || child_->stdin_fd() < 0 || closing_) return;
   std::string_view rest(message);
   while (!rest.empty()) {
-    const ssize_t written = write_without_sigpipe(child_->stdin_fd(), rest.data(), rest.size());
+    const ssize_t written = amplifier::process::write_without_sigpipe(child_->stdin_fd(), rest.data(), rest.size());
     if (written > 0) {
       rest.remove_prefix(static_cast<std::size_t>(written));
       continue;

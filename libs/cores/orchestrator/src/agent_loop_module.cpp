@@ -31,7 +31,7 @@ TurnInput read_turn_input(std::string_view prompt_json) {
 amp_status announce_events(void *, amp_writer *out) {
   amp::sdk::write_to(
       out, R"(["execution:start","execution:end","orchestrator:complete","tool:result_cut",)"
-          R"("ledger:update","budget:warning","budget:exceeded"])");
+          R"("ledger:update","budget:warning","budget:exceeded","turn:stop"])");
   return AMP_OK;
 }
 

@@ -348,9 +348,11 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
       unanswered_calls_ = calls;
     }
   }
-  if (calls.empty())
-    co_return last_text_.empty() ? TurnOutcome::incomplete(last_text_, iterations_)
-                                 : TurnOutcome::answered(std::move(last_text_), iterations_);
+  if (calls.empty()) {
+    if (last_text_.empty()) co_return TurnOutcome::incomplete(last_text_, iterations_);
+    if (!final_call && held_at_stop()) co_return std::nullopt;
+    co_return TurnOutcome::answered(std::move(last_text_), iterations_);
+  }
   if (final_call) {
     // The final call offered no tools; a provider that still asks for some gets them refused.
     for (const auto &call : calls)
@@ -359,8 +361,37 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
     unanswered_calls_.clear();
     co_return TurnOutcome::incomplete(last_text_, iterations_);
   }
-  co_await run_tools(std::move(calls));
+  if (auto ended = co_await run_tools(std::move(calls)))
+    co_return TurnOutcome::incomplete(std::move(*ended), iterations_);
   co_return std::nullopt;
+}
+
+// turn:stop: a hook may keep the turn going when the model would stop (Claude Code's Stop
+// hook: "decision: block" with the reason the model is to act on). The reason goes into the
+// conversation as a user message, so the next call answers it. Bounded: after
+// kMaxStopContinuations holds in one turn it ends anyway (said in the log), as it does at
+// the iteration limit.
+bool AgentTurn::held_at_stop() {
+  if (!host_.has_hook_handlers(event::kTurnStop)) return false;
+  const json::object payload{{"response", last_text_},
+                             {"iteration", iterations_},
+                             {"stop_hook_active", stop_continuations_ > 0},
+                             {"continuations", stop_continuations_}};
+  HookOutcome outcome = emit_event(host_, event::kTurnStop, payload);
+  // Only an explicit deny holds the turn; an unanswered question never keeps a model working.
+  if (outcome.action != "deny" || outcome.end_turn) return false;
+  if (stop_continuations_ >= event::kMaxStopContinuations) {
+    host_.warn("turn:stop: a hook kept the turn going " +
+               std::to_string(event::kMaxStopContinuations) +
+               " times this turn; the turn ends here (" + outcome.deny_reason() + ")");
+    return false;
+  }
+  ++stop_continuations_;
+  store(text_message("user", outcome.reason.empty()
+                                 ? std::string("A hook asked you to continue before stopping.")
+                                 : outcome.reason));
+  absorb(outcome);
+  return true;
 }
 
 void AgentTurn::record_cost(ProviderResult &result) {
@@ -436,7 +467,7 @@ TurnOutcome AgentTurn::over_budget(const cost::BudgetMeasure &limit) {
   return TurnOutcome::budget_exceeded(std::move(payload), iterations_);
 }
 
-Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
+Task<std::optional<std::string>> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   ToolBatch batch =
       co_await run_tool_batch(host_, signal_, calls, tool_names_, config_.cancel_grace);
   for (auto &outcome : batch.outcomes) {
@@ -453,6 +484,7 @@ Task<void> AgentTurn::run_tools(std::vector<ToolCallBlock> calls) {
   store_injections();
   ephemeral_for_next_request_.insert(ephemeral_for_next_request_.end(),
                                      batch.for_next_request.begin(), batch.for_next_request.end());
+  co_return std::move(batch.end_turn);
 }
 
 // After tool:post, so hooks see (and may keep) the whole result; before the context, which

@@ -62,6 +62,11 @@ std::string HookOutcome::deny_reason() const {
   return reason.empty() ? std::string("no reason given") : reason;
 }
 
+std::string HookOutcome::end_reason() const {
+  const std::string &why = !end_turn_reason.empty() ? end_turn_reason : reason;
+  return "Stopped by hook: " + (why.empty() ? std::string("no reason given") : why);
+}
+
 HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
   HookOutcome outcome;
   if (hook_result_json.empty()) return outcome;  // nothing written means continue
@@ -77,6 +82,10 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
       if (option.is_string()) outcome.approval_options.emplace_back(option.get_string());
   if (auto *timeout = o.if_contains("approval_timeout"); timeout && timeout->is_number())
     outcome.approval_timeout = timeout->to_number<double>();
+  if (const json::value *end = o.if_contains("end_turn")) {
+    outcome.end_turn = (end->is_bool() && end->get_bool()) || end->is_string();
+    if (end->is_string()) outcome.end_turn_reason = std::string(end->get_string());
+  }
   return outcome;
 }
 

@@ -75,7 +75,10 @@ class BatchRun {
       : host_(host), signal_(std::move(signal)), calls_(calls), available_(available),
         cancel_grace_(cancel_grace), group_id_(new_parallel_group_id()),
         outcomes_(calls.size()), pending_(calls.size()), call_ids_(calls.size(), 0),
-        reported_(calls.size(), false) {}
+        reported_(calls.size(), false) {
+    inputs_.reserve(calls.size());
+    for (const auto &call : calls) inputs_.push_back(call.input);
+  }
 
   Task<ToolBatch> run() {
     for (std::size_t i = 0; i < calls_.size(); ++i) start_guarded(i);
@@ -91,7 +94,7 @@ class BatchRun {
  private:
   json::object call_payload(std::size_t i) const {
     return json::object{{"tool_name", calls_[i].name},
-                        {"tool_input", calls_[i].input},
+                        {"tool_input", inputs_[i]},
                         {"tool_call_id", calls_[i].id},
                         {"parallel_group_id", group_id_}};
   }
@@ -127,12 +130,19 @@ class BatchRun {
     if (rejected_arguments(i)) return;
     // An ask_user is settled here, in the turn (blocking a pool worker while the user thinks):
     // the user's answer decides whether this call starts. The calls after it wait, the ones already started keep running.
-    HookOutcome pre = settle_approval(
-        host_, emit_and_collect(event::kToolPre, call_payload(i)),
+    HookOutcome pre = emit_and_collect(event::kToolPre, call_payload(i));
+    take_modified_input(i, pre);
+    pre = settle_approval(
+        host_, std::move(pre),
         ApprovalSubject{event::kToolPre, call.name,
-                        json::object{{"tool_input", call.input}, {"tool_call_id", call.id}}});
+                        json::object{{"tool_input", inputs_[i]}, {"tool_call_id", call.id}}});
+    if (pre.end_turn && !batch_.end_turn) batch_.end_turn = pre.end_reason();
     if (pre.denies()) {
       outcomes_[i] = error_outcome(call, "Denied by hook: " + pre.deny_reason());
+      return;
+    }
+    if (pre.end_turn) {
+      outcomes_[i] = error_outcome(call, "Not run: " + pre.end_reason());
       return;
     }
     // Checked again: tool:pre may take long (an approval) and the turn may be cancelled
@@ -146,6 +156,23 @@ class BatchRun {
       return;
     }
     execute(i);
+  }
+
+  // A tool:pre hook that modified the payload's tool_input (hooks-shell for a Claude Code
+  // hook's updatedInput) changes what the call runs with; the hooks after it and tool:post see
+  // the new input. Trust: hooks are the operator's modules; the model's own call is unchanged
+  // in the transcript, and the approval hooks (which run after rewriting ones, see their
+  // priorities) judge the input that will run.
+  void take_modified_input(std::size_t i, const HookOutcome &pre) {
+    const json::object *data = pre.data.if_object();
+    const json::value *input = data ? data->if_contains("tool_input") : nullptr;
+    if (!input || *input == inputs_[i]) return;
+    if (!input->is_object()) {
+      host_.warn("a tool:pre hook replaced the input of '" + calls_[i].name +
+                 "' with something that is not a JSON object; the call keeps its own input");
+      return;
+    }
+    inputs_[i] = *input;
   }
 
   // A provider that could not read the model's arguments as a JSON object says so in
@@ -184,7 +211,7 @@ class BatchRun {
           });
         });
     amp_call_id id = 0;
-    amp_status started = host_.tool_execute(calls_[i].name, json::serialize(calls_[i].input), sink, &id);
+    amp_status started = host_.tool_execute(calls_[i].name, json::serialize(inputs_[i]), sink, &id);
     if (started != AMP_OK) {
       amp::sdk::CallbackSink::discard(sink);
       std::string message = "Error: the host refused to run tool '" + calls_[i].name +
@@ -282,6 +309,7 @@ class BatchRun {
     json::object payload = call_payload(i);
     payload["result"] = result;
     HookOutcome post = emit_and_collect(event::kToolPost, payload);
+    if (post.end_turn && !batch_.end_turn) batch_.end_turn = post.end_reason();
     outcomes_[i] = outcome_from_result(call, replaced_result(post, result));
   }
 
@@ -298,6 +326,7 @@ class BatchRun {
   const std::set<std::string, std::less<>> &available_;
   std::chrono::milliseconds cancel_grace_;
   std::string group_id_;
+  std::vector<json::value> inputs_;  // what each call runs with (a tool:pre hook may rewrite it)
   std::vector<std::optional<ToolOutcome>> outcomes_;
   std::vector<std::shared_ptr<PendingTool>> pending_;  // null: never started
   std::vector<amp_call_id> call_ids_;

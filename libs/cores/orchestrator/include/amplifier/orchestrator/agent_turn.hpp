@@ -86,7 +86,11 @@ class AgentTurn {
   // reason, error}, gates, paces and asks it; the turn stays on it, and the answer's metadata
   // says where it fell back from).
   std::optional<std::string> next_in_route(const ProviderResult &result) const;
-  Task<void> run_tools(std::vector<amplifier::ToolCallBlock> calls);
+  // Runs one response's calls and stores their results. Completes with the reason when a tool
+  // hook asked for the turn to end.
+  Task<std::optional<std::string>> run_tools(std::vector<amplifier::ToolCallBlock> calls);
+  // The turn:stop gate; true when a hook keeps the turn going (its reason is stored).
+  bool held_at_stop();
   // Prices the answer, adds it to the ledger and writes usage, cost and the ledger into the
   // answer's metadata (stored with it); ledger:update, then budget:warning for a limit that
   // reached 80 %. Completes nothing: the budget is checked before the next call.
@@ -126,6 +130,7 @@ class AgentTurn {
   bool has_tools_ = false;
   std::set<std::string, std::less<>> tool_names_;
   std::int64_t iterations_ = 0;  // provider calls made
+  int stop_continuations_ = 0;   // turn:stop holds so far this turn
   std::string last_text_;        // text of the last assistant response
   std::string last_stored_role_;
   std::vector<Injection> injections_to_store_;

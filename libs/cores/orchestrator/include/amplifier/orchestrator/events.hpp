@@ -26,6 +26,12 @@ inline constexpr std::string_view kApprovalDenied = "approval:denied";
 inline constexpr std::string_view kOrchestratorComplete = "orchestrator:complete";
 
 // Events of our own (announced on the observability.events channel).
+// The model answered without asking for a tool and the turn is about to end:
+// {response, iteration, stop_hook_active, continuations}. A `deny` keeps it going: the reason
+// is stored as a user message and the provider is asked again (Claude Code's Stop hook), at
+// most kMaxStopContinuations times a turn (Claude Code ends after 8 consecutive blocks) and within the iteration limit.
+inline constexpr std::string_view kTurnStop = "turn:stop";
+inline constexpr int kMaxStopContinuations = 8;
 // A tool result was cut to max_tool_result_chars before it entered the context.
 inline constexpr std::string_view kToolResultCut = "tool:result_cut";
 // After each provider answer: {provider, model, call, turn, ledger} (libs/cores/cost).

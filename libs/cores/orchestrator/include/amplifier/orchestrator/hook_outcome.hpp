@@ -29,6 +29,11 @@ struct HookOutcome {
   std::vector<std::string> approval_options;  // empty: allow_once, allow_always, deny
   double approval_timeout = 300.0;            // seconds
   std::string approval_default = "deny";
+  // A hook asked for the turn to end after this step ("end_turn": true, or the reason as a
+  // string, in its result; e.g. hooks-shell for a Claude Code hook's `continue: false`): the
+  // work already started finishes, nothing new starts, and the turn ends incomplete.
+  bool end_turn = false;
+  std::string end_turn_reason;
 
   // True for ask_user: the user must decide (see approval.hpp, settle_approval).
   bool asks_user() const { return action == "ask_user"; }
@@ -37,6 +42,8 @@ struct HookOutcome {
   bool denies() const;
   // The reason to report for a denial.
   std::string deny_reason() const;
+  // The reason to report for end_turn.
+  std::string end_reason() const;
 };
 
 // Reads a combined HookResult. Missing fields keep their defaults; malformed JSON throws

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct ToolBatch {
   std::vector<ToolOutcome> outcomes;         // one per call, in the original call order
   std::vector<Injection> to_store;           // hook injections to add after the results
   std::vector<Injection> for_next_request;   // ephemeral hook injections
+  // Set when a tool:pre or tool:post hook asked for the turn to end (HookOutcome::end_turn).
+  std::optional<std::string> end_turn;
 };
 
 // Runs `calls` (one response's tool calls) in parallel:
