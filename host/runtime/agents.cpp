@@ -1,5 +1,7 @@
 #include "agents.hpp"
 
+#include "front_matter.hpp"
+
 #include "plan_trust.hpp"
 
 #include "amplifier/folder_trust.hpp"
@@ -134,18 +136,12 @@ AgentDefinition agent_from_node(const YAML::Node &root, std::string instructions
   return agent;
 }
 
-std::string read_small_file(const fs::path &file) {
-  std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  if (ec) throw AgentError(fmt::format("{}: cannot read: {}", file.string(), ec.message()));
-  if (size > kMaxAgentFileBytes)
-    throw AgentError(fmt::format("{}: {} bytes is too large for an agent file (limit {})",
-                                 file.string(), size, kMaxAgentFileBytes));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AgentError(fmt::format("{}: cannot open", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string read_agent_text(const fs::path &file) {
+  try {
+    return read_small_file(file, kMaxAgentFileBytes, "an agent file");
+  } catch (const FrontMatterError &e) {
+    throw AgentError(e.what());
+  }
 }
 
 bool drop(const ModuleSpec &spec, const std::vector<std::string> &names) {
@@ -225,49 +221,16 @@ void check_untrusted_overlay(const MountPlan &parent, const AgentDefinition &age
 
 AgentDefinition parse_agent_markdown(std::string_view text, const std::string &origin,
                                      std::string_view default_name) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte order mark
-  std::string front;
-  std::string_view body = text;
-  auto line_end = [&](std::size_t from) {
-    auto nl = text.find('\n', from);
-    return nl == std::string_view::npos ? text.size() : nl;
-  };
-  auto trimmed = [](std::string_view line) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    return line;
-  };
-  if (trimmed(text.substr(0, line_end(0))) == "---") {
-    std::size_t pos = std::min(line_end(0) + 1, text.size());
-    const std::size_t start = pos;
-    while (true) {
-      if (pos >= text.size())
-        throw AgentError(fmt::format("{}: the front matter has no closing '---' line", origin));
-      const std::size_t end = line_end(pos);
-      const auto line = trimmed(text.substr(pos, end - pos));
-      if (line == "---" || line == "...") {
-        front = std::string(text.substr(start, pos - start));
-        body = text.substr(std::min(end + 1, text.size()));
-        break;
-      }
-      pos = end + 1;
-    }
-  }
-  YAML::Node root;
   try {
-    root = front.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(front);
-  } catch (const YAML::Exception &e) {
-    throw AgentError(fmt::format("{}: the front matter is not valid YAML: line {}: {}", origin,
-                                 e.mark.line + 2, e.msg));
+    FrontMatterText file = split_front_matter(text, origin);
+    return agent_from_node(file.front, std::move(file.body), origin, default_name);
+  } catch (const FrontMatterError &e) {
+    throw AgentError(e.what());
   }
-  const auto first = body.find_first_not_of(" \t\r\n");
-  std::string instructions = first == std::string_view::npos ? "" : std::string(body.substr(first));
-  while (!instructions.empty() && std::isspace(static_cast<unsigned char>(instructions.back())))
-    instructions.pop_back();
-  return agent_from_node(root, std::move(instructions), origin, default_name);
 }
 
 AgentDefinition read_agent_file(const fs::path &file) {
-  return parse_agent_markdown(read_small_file(file), file.string(), file.stem().string());
+  return parse_agent_markdown(read_agent_text(file), file.string(), file.stem().string());
 }
 
 AgentCatalog AgentCatalog::discover(const MountPlan &plan, const fs::path &cwd) {

@@ -54,8 +54,15 @@ ApiResponse text_response(std::string content_type, std::string body) {
 }
 
 json::object turn_result_json(const TurnResult &result) {
-  return json::object{
+  json::object out{
       {"response", result.response}, {"status", result.status}, {"error", result.error}};
+  // Steered messages the turn ended before reading: the client's to send again.
+  if (!result.steering_not_delivered.empty()) {
+    json::array left;
+    for (const auto &message : result.steering_not_delivered) left.emplace_back(message);
+    out["steering_not_delivered"] = std::move(left);
+  }
+  return out;
 }
 
 // An event of the server's own in the shape of the kernel's: {"event","data","session_id","ts"}.
@@ -91,6 +98,8 @@ Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics, A
   add("POST", "/v1/sessions/{id}/messages",
       [this](auto &r, auto &p) { return post_message(r, p[0]); });
   add("POST", "/v1/sessions/{id}/cancel", [this](auto &r, auto &p) { return cancel(r, p[0]); });
+  add("POST", "/v1/sessions/{id}/mode", [this](auto &r, auto &p) { return set_mode(r, p[0]); });
+  add("POST", "/v1/sessions/{id}/steer", [this](auto &r, auto &p) { return steer(r, p[0]); });
   add("POST", "/v1/sessions/{id}/approvals/{approval_id}",
       [this](auto &r, auto &p) { return answer_approval(r, p); });
   add("POST", "/v1/chat/completions", [this](auto &r, auto &) { return chat_completions(r); });
@@ -241,7 +250,10 @@ ApiResponse Api::create_session(const ApiRequest &request) {
     plan_name = "";
   else if (plan->is_string())
     plan_name = std::string(plan->as_string());
-  auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), plan_name);
+  // A mode only narrows what the session's tools may do: any client may choose one.
+  const std::string mode = string_member(body, "mode", false);
+  auto session = factory_.create(factory_.plan_for(plan), std::move(metadata), plan_name,
+                                 mode == kNoMode ? std::string() : mode);
   adopt(session, /*created=*/true);
   return json_response(201, json::object{{"id", session->id()}});
 }
@@ -355,11 +367,13 @@ ApiResponse Api::show_session(const std::string &id) {
   }
   json::value messages = json::parse(s->session().coordinator().context_messages());
   json::object ledger = ledger_json(messages, s->id());
+  const auto mode = s->session_mode();
   return json_response(200, json::object{{"id", s->id()},
                                          {"loaded", true},
                                          {"metadata", s->metadata()},
                                          {"created", s->created()},
                                          {"running", s->running_for_clients()},
+                                         {"mode", mode ? json::value(mode->name) : json::value()},
                                          {"ledger", std::move(ledger)},
                                          {"messages", std::move(messages)}});
 }
@@ -416,6 +430,9 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
   json::object turn_options;
   if (const std::string route = string_member(body, "route", false); !route.empty())
     turn_options["route"] = route;
+  // A mode for this turn only ("off": none); the session's own holds again after it.
+  std::optional<std::shared_ptr<const SessionMode>> turn_mode;
+  if (const std::string mode = string_member(body, "mode", false); !mode.empty()) turn_mode = mode_of(*s, mode);
   check_accepting();
   auto stream = std::make_shared<EventStream>();
   auto listener = [stream](HookEvent &event) {
@@ -433,9 +450,9 @@ ApiResponse Api::post_message(const ApiRequest &request, const std::string &id) 
     stream->finish();
   };
   // A session the unloader took meanwhile is reopened once it is let go.
-  if (!s->start_turn(prompt, listener, on_approval, done, turn_options) &&
+  if (!s->start_turn(prompt, listener, on_approval, done, turn_options, turn_mode) &&
       (!s->closing() ||
-       !session_or_reopen(id)->start_turn(prompt, listener, on_approval, done, turn_options)))
+       !session_or_reopen(id)->start_turn(prompt, listener, on_approval, done, turn_options, turn_mode)))
     throw ApiError(409, "turn_running", fmt::format("session '{}' is already running a turn", id));
   ApiResponse response;
   response.content_type = "text/event-stream";
@@ -472,12 +489,52 @@ void Api::apply_signal(const std::string &id, const json::object &signal) {
     const bool immediate = level && level->is_string() && level->as_string() == "immediate";
     if (s->running())
       s->session().cancel(immediate ? CancelLevel::Immediate : CancelLevel::Graceful);
+  } else if (type->as_string() == "steer") {
+    const json::value *message = signal.if_contains("message");
+    if (message && message->is_string()) s->session().steer(std::string(message->as_string()));
   } else if (type->as_string() == "approval") {
     const json::value *approval = signal.if_contains("approval_id");
     const json::value *decision = signal.if_contains("decision");
     if (approval && approval->is_string() && decision && decision->is_object())
       s->answer(std::string(approval->as_string()), decision->as_object());
   }
+}
+
+std::shared_ptr<const SessionMode> Api::mode_of(const ServedSession &session, const std::string &name) {
+  try {
+    return session.mode_named(name);
+  } catch (const ModeError &e) {
+    throw ApiError(400, "invalid_request", e.what());
+  }
+}
+
+// POST /v1/sessions/{id}/steer {"message"}: a message for the running turn, read at its next
+// step (see Session::steer). Trust: the same client may post a message anyway; this only
+// changes when the model reads it.
+ApiResponse Api::steer(const ApiRequest &request, const std::string &id) {
+  const std::string message = string_member(parse_body(request), "message", true);
+  if (message.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ApiError(400, "invalid_request", "'message' is empty");
+  auto s = sessions_.find(id);
+  if (!s) {
+    // Held by another server: the store passes it on to the holder.
+    const bool held = forward_signal(id, json::object{{"type", "steer"}, {"message", message}});
+    return json_response(202, json::object{{"id", id}, {"queued", held}, {"forwarded", true}});
+  }
+  if (!s->session().steer(message))
+    throw ApiError(409, "no_turn_running",
+                   fmt::format("session '{}' is not running a turn: post the message to "
+                               "/v1/sessions/{}/messages instead", id, id));
+  return json_response(202, json::object{{"id", id}, {"queued", true}});
+}
+
+// POST /v1/sessions/{id}/mode {"mode": NAME | "off"}: the session's mode from its next step on.
+ApiResponse Api::set_mode(const ApiRequest &request, const std::string &id) {
+  auto s = session_or_reopen(id);
+  const std::string name = string_member(parse_body(request), "mode", true);
+  s->set_session_mode(mode_of(*s, name));
+  const auto mode = s->session_mode();
+  return json_response(200, json::object{{"id", id}, {"mode", mode ? json::value(mode->name) : json::value()}});
 }
 
 ApiResponse Api::cancel(const ApiRequest &request, const std::string &id) {

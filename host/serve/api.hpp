@@ -96,6 +96,10 @@ class Api {
   void delete_stored_session(const std::string &id, bool held);
   ApiResponse post_message(const ApiRequest &request, const std::string &id);
   ApiResponse cancel(const ApiRequest &request, const std::string &id);
+  ApiResponse set_mode(const ApiRequest &request, const std::string &id);
+  ApiResponse steer(const ApiRequest &request, const std::string &id);
+  // The mode `name` names for `session` (null: "off"); 400 naming the modes there are.
+  static std::shared_ptr<const SessionMode> mode_of(const ServedSession &session, const std::string &name);
   ApiResponse answer_approval(const ApiRequest &request, const Params &params);
   ApiResponse chat_completions(const ApiRequest &request);  // api_chat.cpp
 

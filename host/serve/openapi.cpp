@@ -77,8 +77,16 @@ json::object schemas() {
              json::object{{"description",
                            "a plan name in --plans-dir; an inline plan object only with "
                            "--allow-inline-plans"}}},
-            {"metadata", json::object{}}})},
-      {"Message", object_schema({{"prompt", kString}, {"route", kString}}, {"prompt"})},
+            {"metadata", json::object{}},
+            {"mode", json::object{{"type", "string"},
+                                  {"description", "the mode the session starts in (plan, review, "
+                                                  "explore, the plan's own; off: none)"}}}})},
+      {"Message", object_schema({{"prompt", kString}, {"route", kString},
+                                 {"mode", json::object{{"type", "string"},
+                                                       {"description", "a mode for this turn only"}}}},
+                                {"prompt"})},
+      {"Mode", object_schema({{"mode", kString}}, {"mode"})},
+      {"Steer", object_schema({{"message", kString}}, {"message"})},
       {"Cancel", object_schema({{"level", json::object{{"enum", {"graceful", "immediate"}}}}})},
       {"Decision",
        object_schema({{"decision", json::object{{"enum", {"allow_once", "allow_always", "deny"}}}},
@@ -145,6 +153,16 @@ json::object paths() {
                     {"post", operation("Cancel the running turn (on whichever server runs it: "
                                                 "then 202 with forwarded: true)",
                                                 any_json, ref("Cancel"))}}},
+      {"/v1/sessions/{id}/mode",
+       json::object{{"parameters", path_params({"id"})},
+                    {"post", operation("Set the session's mode from its next step on (off: none)",
+                                       any_json, ref("Mode"))}}},
+      {"/v1/sessions/{id}/steer",
+       json::object{{"parameters", path_params({"id"})},
+                    {"post", operation("A message for the running turn, read at its next step "
+                                       "(409 when no turn runs; passed on to the server running "
+                                       "it: then forwarded: true)",
+                                       any_json, ref("Steer"))}}},
       {"/v1/sessions/{id}/approvals/{approval_id}",
        json::object{{"parameters", path_params({"id", "approval_id"})},
                     {"post", operation("Answer an approval request (passed on to the server "

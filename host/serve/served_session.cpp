@@ -61,9 +61,26 @@ void ServedSession::forward(HookEvent &event) {
   if (listener && *listener) (*listener)(event);
 }
 
+// The kernel's set_mode emits mode:changed, which forward() takes mutex_ to pass on: it is
+// called with the lock released.
+void ServedSession::set_session_mode(std::shared_ptr<const SessionMode> mode) {
+  {
+    std::lock_guard lock(mutex_);
+    own_mode_ = mode;
+    if (turn_has_mode_) return;  // the running turn's own mode holds until it ends
+  }
+  session_->set_mode(std::move(mode));
+}
+
+std::shared_ptr<const SessionMode> ServedSession::session_mode() const {
+  std::lock_guard lock(mutex_);
+  return own_mode_;
+}
+
 bool ServedSession::start_turn(std::string_view prompt, Listener listener,
                                ApprovalListener on_approval, std::function<void(TurnResult)> done,
-                               const boost::json::object &options) {
+                               const boost::json::object &options,
+                               std::optional<std::shared_ptr<const SessionMode>> turn_mode) {
   {
     std::unique_lock lock(mutex_);
     // A client that has read the last turn's result may rightly start the next one while that
@@ -73,15 +90,21 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
     running_ = true;
     listener_ = std::make_shared<const Listener>(std::move(listener));
     approval_listener_ = std::move(on_approval);
+    turn_has_mode_ = turn_mode.has_value();
   }
+  if (turn_mode) session_->set_mode(*turn_mode);
   // `this` outlives the turn: retire() waits for running_ to clear, the last thing done here.
   auto finished = [this, done = std::move(done)](TurnResult result) {
+    std::optional<std::shared_ptr<const SessionMode>> restore;
     {
       std::lock_guard lock(mutex_);
       finishing_ = true;
       listener_ = nullptr;
       approval_listener_ = nullptr;
+      // A turn's own mode held for that turn only.
+      if (std::exchange(turn_has_mode_, false)) restore = own_mode_;
     }
+    if (restore) session_->set_mode(*restore);
     done(std::move(result));
     std::lock_guard lock(mutex_);
     finishing_ = false;
@@ -92,10 +115,14 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
   try {
     session_->start(prompt, std::move(finished), options);
   } catch (...) {
-    std::lock_guard lock(mutex_);
-    running_ = false;
-    listener_ = nullptr;
-    approval_listener_ = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      running_ = false;
+      listener_ = nullptr;
+      approval_listener_ = nullptr;
+      turn_has_mode_ = false;
+    }
+    if (turn_mode) session_->set_mode(session_mode());
     throw;
   }
   return true;

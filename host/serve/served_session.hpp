@@ -3,6 +3,7 @@
 #pragma once
 #include "amplifier/hooks.hpp"
 #include "amplifier/session.hpp"
+#include "modes.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -38,8 +39,18 @@ class ServedSession {
   // Starts a turn streaming to `listener`/`on_approval`; `done` runs once with its result.
   // False when a turn is already running (the caller answers 409).
   // `options` go beside the prompt in the orchestrator's input (e.g. {"route": "fast"}).
+  // `turn_mode`: the mode for this turn only (null: none); afterwards the session's own holds.
   bool start_turn(std::string_view prompt, Listener listener, ApprovalListener on_approval,
-                  std::function<void(TurnResult)> done, const boost::json::object &options = {});
+                  std::function<void(TurnResult)> done, const boost::json::object &options = {},
+                  std::optional<std::shared_ptr<const SessionMode>> turn_mode = std::nullopt);
+
+  // The modes the session may enter (the built-ins, the operator's, its plan's), set by the
+  // factory; mode_named throws ModeError naming the ones there are.
+  void set_modes(ModeCatalog modes) { modes_ = std::move(modes); }
+  std::shared_ptr<const SessionMode> mode_named(std::string_view name) const { return modes_.find(name); }
+  // The session's own mode (null: none): at once, or after a running turn with a mode of its own.
+  void set_session_mode(std::shared_ptr<const SessionMode> mode);
+  std::shared_ptr<const SessionMode> session_mode() const;
   // What a client is told (GET /v1/sessions): a turn whose result has been handed out is no
   // longer running, though it lets go of the session a few instructions later.
   bool running_for_clients() const;
@@ -89,6 +100,9 @@ class ServedSession {
   std::shared_ptr<const Listener> listener_;
   ApprovalListener approval_listener_;
   std::map<std::string, std::shared_ptr<Pending>> approvals_;
+  ModeCatalog modes_;
+  std::shared_ptr<const SessionMode> own_mode_;  // guarded by mutex_
+  bool turn_has_mode_ = false;                   // guarded by mutex_
 };
 
 // The sessions of one server, by id. Thread-safe.

@@ -166,15 +166,16 @@ std::string SessionFactory::plan_digest(const MountPlan &plan) {
 }
 
 std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata,
-                                                      std::optional<std::string> plan_name) const {
+                                                      std::optional<std::string> plan_name,
+                                                      const std::string &mode) const {
   SessionOptions session_options;
   session_options.session_id = new_uuid();
   const bool reopenable = plan_name && store_;
-  if (reopenable)
-    session_options.labels = json::object{
-        {"serve", json::object{{"plan", *plan_name},
-                               {"plan_sha256", plan_digest(plan)},
-                               {"metadata", metadata}}}};
+  json::object serve{{"plan", plan_name.value_or("")}, {"metadata", metadata}};
+  if (reopenable) serve["plan_sha256"] = plan_digest(plan);
+  // The mode the session starts in (start() reads it here), again when another server reopens it.
+  if (!mode.empty()) serve["mode"] = mode;
+  if (reopenable || !mode.empty()) session_options.labels = json::object{{"serve", std::move(serve)}};
   auto served = start(std::move(plan), std::move(metadata), std::move(session_options));
   if (reopenable) served->set_reopenable();
   metrics_.session_created();
@@ -236,6 +237,14 @@ void SessionFactory::on_store_event(StoreEvent callback) {
   store_event_ = std::move(callback);
 }
 
+std::shared_ptr<const SessionMode> mode_or_400(const ModeCatalog &modes, std::string_view name) {
+  try {
+    return modes.find(name);
+  } catch (const ModeError &e) {
+    throw ApiError(400, "invalid_request", e.what());
+  }
+}
+
 std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value metadata,
                                                      SessionOptions session_options) const {
   const fs::path dir = options_.root / "sessions" / session_options.session_id;
@@ -244,6 +253,12 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
   // the client's answer (ServedSession installs the handler).
   const std::string id = session_options.session_id;
   const bool resumed = session_options.resumed;
+  // The modes its clients may choose: a session folder is never a trusted project, so only
+  // the built-ins, the operator's and the plan's (a mode only narrows what may run).
+  ModeCatalog modes = ModeCatalog::discover(plan, dir);
+  if (const json::value *serve = session_options.labels.if_contains("serve"); serve && serve->is_object())
+    if (const json::value *mode = serve->as_object().if_contains("mode"); mode && mode->is_string())
+      session_options.mode = mode_or_400(modes, mode->as_string());
   LaunchOptions launch;
   launch.session = std::move(session_options);
   launch.folder = dir;
@@ -264,6 +279,8 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
         },
         0, "serve-store-events");
   auto served = std::make_shared<ServedSession>(std::move(session), std::move(metadata), dir);
+  served->set_modes(std::move(modes));
+  served->set_session_mode(kernel_session.mode());
   try {
     kernel_session.initialize();
   } catch (const SessionError &e) {

@@ -44,8 +44,10 @@ class SessionFactory {
   // default plan whose context store is shared is stored with that name, the plan's SHA-256
   // and `metadata` (SessionOptions::labels "serve"), can be unloaded, and is reopened on the
   // same plan by any server.
+  // `mode`: the mode it starts in ("" none; a name it lacks is a 400 ApiError).
   std::shared_ptr<ServedSession> create(MountPlan plan, boost::json::value metadata,
-                                        std::optional<std::string> plan_name) const;
+                                        std::optional<std::string> plan_name,
+                                        const std::string &mode = "") const;
 
   // The default plan's context store; null when sessions live only in this process.
   const ContextSessionStore *store() const { return store_ ? &*store_ : nullptr; }

@@ -12,6 +12,7 @@
 #include "event_output.hpp"
 #include "interrupts.hpp"
 #include "ledger_text.hpp"
+#include "modes.hpp"
 #include "session_launch.hpp"
 
 #include "amplifier/coordinator.hpp"
@@ -31,6 +32,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <editline/readline.h>
 #include <fcntl.h>
@@ -43,7 +46,6 @@ namespace {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-constexpr const char *kPrompt = "amplifier> ";
 constexpr int kHistoryLimit = 1000;
 
 constexpr const char *kHelp =
@@ -52,8 +54,11 @@ constexpr const char *kHelp =
     "  /tools   the mounted tools\n"
     "  /status  session id, provider, turns, tokens and cost\n"
     "  /cost    what the session has cost: its calls, child sessions, tokens\n"
+    "  /mode    the modes there are; /mode NAME enters one (plan, review, explore, ...),\n"
+    "           /mode off leaves it\n"
     "  /clear   forget the conversation (clears the context)\n"
     "  /exit    leave (Ctrl-D too)\n"
+    "While a turn runs, a line you type (and Enter) goes to the model at its next step.\n"
     "Ctrl-C during a turn: once stops after the running step, twice stops at once.\n"
     "Ctrl-C at the prompt clears the line.\n";
 
@@ -144,8 +149,9 @@ class LedgerView {
 class Chat {
  public:
   Chat(Session &session, InterruptWatcher &interrupts, std::shared_ptr<TextOutputState> text,
-       std::shared_ptr<LedgerView> ledger)
-      : session_(session), interrupts_(interrupts), text_(std::move(text)), ledger_(std::move(ledger)) {}
+       std::shared_ptr<LedgerView> ledger, ModeCatalog modes)
+      : session_(session), interrupts_(interrupts), text_(std::move(text)), ledger_(std::move(ledger)),
+        modes_(std::move(modes)) {}
 
   // Called by the interrupt watcher's thread.
   void on_interrupt(int count) {
@@ -186,7 +192,8 @@ class Chat {
   // The next line typed, or nullopt at end of input (Ctrl-D).
   std::optional<std::string> read_line() {
     g_line = LineSlot{};
-    rl_callback_handler_install(kPrompt, accept_line);
+    prompt_ = prompt_text();
+    rl_callback_handler_install(prompt_.c_str(), accept_line);
     while (!g_line.ready) {
       pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_.read_fd(), POLLIN, 0}};
       if (::poll(fds, 2, -1) < 0) continue;  // EINTR
@@ -197,13 +204,19 @@ class Chat {
     return g_line.line;
   }
 
+  // "amplifier> ", or "amplifier [plan]> " while a mode holds.
+  std::string prompt_text() const {
+    const auto mode = session_.mode();
+    return mode ? "amplifier [" + mode->name + "]> " : std::string("amplifier> ");
+  }
+
   // Ctrl-C at the prompt: drop what was typed and show a fresh prompt.
-  static void clear_line() {
+  void clear_line() {
     rl_replace_line("", 0);
     rl_callback_handler_remove();
     std::fputs("^C\n", stdout);
     std::fflush(stdout);
-    rl_callback_handler_install(kPrompt, accept_line);
+    rl_callback_handler_install(prompt_.c_str(), accept_line);
   }
 
   void run_turn(const std::string &prompt) {
@@ -213,7 +226,7 @@ class Chat {
     }
     interrupts_.reset_count();
     turn_running_ = true;
-    TurnResult result = session_.execute(prompt);
+    TurnResult result = execute_steerable(prompt);
     turn_running_ = false;
     if (text_) finish_answer(result);
     if (result.status == "error")
@@ -222,6 +235,62 @@ class Chat {
       std::fprintf(stderr, "amplifier: the turn was cancelled\n");
     else if (result.status == "budget_exceeded")
       std::fprintf(stderr, "amplifier: %s\n", terminal_safe(result.response).c_str());
+    // What was typed too late for the turn to read is not lost: it is the next prompt.
+    std::vector<std::string> unread = std::move(result.steering_not_delivered);
+    unread.insert(unread.end(), typed_after_turn_.begin(), typed_after_turn_.end());
+    typed_after_turn_.clear();
+    if (!unread.empty() && result.status != "cancelled") {
+      std::string next;
+      for (const auto &line : unread) next += (next.empty() ? "" : "\n") + line;
+      std::fputs("amplifier: the turn ended before reading what you typed; it is the next prompt\n", stderr);
+      run_turn(next);
+    }
+  }
+
+  // Runs the turn on a thread of its own while this one reads what the user types: each line
+  // steers the turn (Session::steer), read by the model at its next step. The terminal is in
+  // its normal line mode meanwhile (libedit's handler is removed between prompts), so a line
+  // arrives once Enter is pressed.
+  TurnResult execute_steerable(const std::string &prompt) {
+    WakePipe finished;
+    TurnResult result;
+    std::thread turn([&] {
+      result = session_.execute(prompt);
+      finished.notify();
+    });
+    std::string typed;
+    bool reading = true;
+    while (true) {
+      pollfd fds[2] = {{finished.read_fd(), POLLIN, 0}, {STDIN_FILENO, static_cast<short>(reading ? POLLIN : 0), 0}};
+      if (::poll(fds, 2, -1) < 0) continue;  // EINTR
+      if (fds[0].revents & POLLIN) break;
+      if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
+      char buffer[1024];
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n <= 0) {
+        reading = false;  // end of input: the turn goes on, the session ends after it
+        continue;
+      }
+      typed.append(buffer, static_cast<std::size_t>(n));
+      for (auto end = typed.find('\n'); end != std::string::npos; end = typed.find('\n')) {
+        steer(trim(typed.substr(0, end)));
+        typed.erase(0, end + 1);
+      }
+    }
+    turn.join();
+    return result;
+  }
+
+  void steer(const std::string &line) {
+    if (line.empty()) return;
+    if (line.front() == '/') {
+      std::fputs("amplifier: commands wait until the turn ends (not sent)\n", stderr);
+      return;
+    }
+    if (session_.steer(line))
+      std::fputs("amplifier: the model reads that at its next step\n", stderr);
+    else
+      typed_after_turn_.push_back(line);  // the turn just ended: it becomes the next prompt
   }
 
   // Without the display: prints the answer when nothing streamed, and ends its line.
@@ -244,6 +313,7 @@ class Chat {
     else if (name == "/status") print_status();
     else if (name == "/cost") print_cost();
     else if (name == "/clear") clear_context();
+    else if (name == "/mode") change_mode(trim(text.substr(name.size())));
     else std::fprintf(stdout, "unknown command %s (try /help)\n", name.c_str());
     std::fflush(stdout);
     return true;
@@ -289,6 +359,24 @@ class Chat {
     std::fputs(ledger_text(*ledger).c_str(), stdout);
   }
 
+  // "/mode": the modes there are, the current one starred; "/mode NAME": enter it.
+  void change_mode(const std::string &name) {
+    const auto current = session_.mode();
+    if (name.empty()) {
+      std::fprintf(stdout, "mode: %s\n", current ? current->name.c_str() : "none");
+      std::fputs(terminal_safe(describe_modes(modes_, current ? current->name : "")).c_str(), stdout);
+      return;
+    }
+    try {
+      const auto mode = modes_.find(name);
+      session_.set_mode(mode);
+      if (mode) std::fprintf(stdout, "mode %s: %s\n", mode->name.c_str(), terminal_safe(mode->description).c_str());
+      else std::fputs("no mode: every tool of the plan may run\n", stdout);
+    } catch (const ModeError &e) {
+      std::fprintf(stdout, "%s\n", terminal_safe(e.what()).c_str());
+    }
+  }
+
   void clear_context() {
     MountedModule *context = session_.coordinator().context();
     const auto *table = context ? context->table<amp_context_vtable>() : nullptr;
@@ -305,6 +393,9 @@ class Chat {
   std::shared_ptr<LedgerView> ledger_;
   std::atomic<bool> turn_running_{false};
   WakePipe wake_;
+  ModeCatalog modes_;
+  std::vector<std::string> typed_after_turn_;  // lines the turn ended before taking
+  std::string prompt_;  // what libedit shows; kept alive while the handler is installed
 };
 
 // libedit history in a file, loaded at the start and saved at the end.
@@ -327,7 +418,7 @@ class History {
 
 }  // namespace
 
-int run_chat(const std::string &plan_file) {
+int run_chat(const std::string &plan_file, const std::string &mode) {
   // Started before any other thread so that only the watcher receives SIGINT; the chat it
   // reports to exists only once the session does.
   // The chat is reached only through `relay`, cleared (waiting for a call in progress) before
@@ -341,9 +432,11 @@ int run_chat(const std::string &plan_file) {
   print_plan_warnings(plan);
   ask_folder_trust_once(std::filesystem::current_path());
   const bool display = mounts_display(plan);
+  ModeCatalog modes = discover_modes(plan, std::filesystem::current_path());
   // Children (delegate) share the approvals; an inherited display hook shows their stream.
   LaunchOptions launch;
   launch.approvals_at_terminal = true;
+  if (!mode.empty()) launch.session.mode = modes.find(mode);
   const auto launched = launch_session(std::move(plan), std::move(launch));
   Session &session = *launched;
   // With the display mounted, it shows the answer (and thinking and tools); otherwise the
@@ -375,7 +468,7 @@ int run_chat(const std::string &plan_file) {
   }
 
   History history;
-  Chat interactive(session, interrupts, text, ledger);
+  Chat interactive(session, interrupts, text, ledger, std::move(modes));
   int code = 0;
   {
     InterruptRelay::Scope reporting(relay,
@@ -389,14 +482,16 @@ int run_chat(const std::string &plan_file) {
 
 void add_chat_command(CLI::App &app, int &exit_code) {
   auto plan_file = std::make_shared<std::string>();
+  auto mode = std::make_shared<std::string>();
   CLI::App *cmd = app.add_subcommand("chat", "Open an interactive session: many prompts, one session");
   cmd->add_option("--plan", *plan_file, "Mount plan (YAML); default: built-in offline plan")
       ->check(CLI::ExistingFile);
-  cmd->callback([plan_file, &exit_code] {
+  cmd->add_option("--mode", *mode, "Start in this mode (plan, review, explore, or one of yours)");
+  cmd->callback([plan_file, mode, &exit_code] {
     run_reporting(exit_code, [&] {
       if (!::isatty(STDIN_FILENO))
         throw std::runtime_error("chat needs a terminal on standard input (use `run` otherwise)");
-      return run_chat(*plan_file);
+      return run_chat(*plan_file, *mode);
     });
   });
 }

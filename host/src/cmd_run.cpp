@@ -6,6 +6,7 @@
 #include "default_plan.hpp"
 #include "event_output.hpp"
 #include "interrupts.hpp"
+#include "modes.hpp"
 
 #include "amplifier/coordinator.hpp"
 #include "amplifier/log.hpp"
@@ -36,6 +37,7 @@ struct RunOptions {
   std::string prompt;
   std::string resume_id;  // --resume: continue this stored session
   std::string route;      // --route: a role of the plan's routing for this turn
+  std::string mode;       // --mode: the mode the session runs in (modes.hpp)
 };
 
 constexpr int kExitFailure = 1;
@@ -99,6 +101,8 @@ int run(const RunOptions &options) {
 
   LaunchOptions launch;
   if (!options.resume_id.empty()) launch.session = resume_options(plan, options);
+  if (!options.mode.empty())
+    launch.session.mode = discover_modes(plan, std::filesystem::current_path()).find(options.mode);
   auto output = PacedOutput::open(stdout);
   // Children (delegate) show their events where the session's go; their answers come back to
   // the parent as tool results, so the text output stays the parent's.
@@ -175,6 +179,9 @@ void add_run_command(CLI::App &app, int &exit_code) {
                   "context must keep transcripts, like context-persistent or context-postgres)");
   cmd->add_option("--route", options->route,
                   "Ask this turn of a role of the plan's routing (e.g. fast), over the loop's");
+  cmd->add_option("--mode", options->mode,
+                  "Run in this mode: plan, review, explore, or one of the plan's or your own "
+                  "(tools it refuses are answered with an error and never run)");
   cmd->add_option("prompt", options->prompt,
                   "The prompt; '-' reads it from standard input; none on a terminal opens an "
                   "interactive session (as `amplifier chat`)");
@@ -182,7 +189,7 @@ void add_run_command(CLI::App &app, int &exit_code) {
     try {
       if (options->prompt.empty() && options->resume_id.empty() && ::isatty(STDIN_FILENO) &&
           ::isatty(STDOUT_FILENO)) {
-        exit_code = run_chat(options->plan_file);
+        exit_code = run_chat(options->plan_file, options->mode);
         return;
       }
       if (options->prompt.empty())

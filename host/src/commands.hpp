@@ -33,6 +33,6 @@ void add_trust_command(CLI::App &app, int &exit_code);
 void ask_folder_trust_once(const std::filesystem::path &folder);
 // The interactive session (amplifier chat; amplifier run without a prompt on a terminal).
 // Returns the exit code.
-int run_chat(const std::string &plan_file);
+int run_chat(const std::string &plan_file, const std::string &mode = "");
 
 }  // namespace amplifier::host

@@ -60,6 +60,7 @@ void ChildRunner::spawn(Session &parent, std::string request_json,
   job->options.child_policy = policy_;
   job->options.depth = depth;
   job->options.confined_to = parent.options().confined_to;  // a child never leaves the folder
+  job->options.mode = parent.mode();  // nor the mode its parent is in
   if (!job->options.resumed && request.context_depth != SpawnRequest::ContextDepth::none)
     job->parent_messages = parent.coordinator().context_messages();
   job->request = std::move(request);

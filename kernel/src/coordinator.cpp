@@ -488,6 +488,38 @@ boost::json::object Coordinator::request_approval(const boost::json::object &req
   return {{"decision", "deny"}, {"reason", "asking for approval failed"}};
 }
 
+void Coordinator::set_mode(std::shared_ptr<const SessionMode> mode) {
+  std::lock_guard lock(mode_mutex_);
+  mode_ = std::move(mode);
+}
+
+std::shared_ptr<const SessionMode> Coordinator::mode() const {
+  std::lock_guard lock(mode_mutex_);
+  return mode_;
+}
+
+std::string Coordinator::ask_for_mode(const SessionMode &mode, std::string_view tool_name,
+                                      std::string_view input_json) {
+  boost::json::value input = boost::json::parse(input_json);  // checked valid by the caller
+  const boost::json::object answer = request_approval(boost::json::object{
+      {"prompt", fmt::format("{} mode asks before {} runs", mode.name, tool_name)},
+      {"options", boost::json::array{"allow_once", "deny"}},
+      {"timeout_seconds", 300},
+      {"default", "deny"},
+      {"tool_name", tool_name},
+      {"details", boost::json::object{{"input", std::move(input)}, {"mode", mode.name}}}});
+  const auto *decision = answer.if_contains("decision");
+  if (decision && decision->is_string() &&
+      (decision->get_string() == "allow_once" || decision->get_string() == "allow_always"))
+    return {};
+  const auto *reason = answer.if_contains("reason");
+  return fmt::format("Tool '{}' was not run: {} mode asks the user first, and the answer was no{}.",
+                     tool_name, mode.name,
+                     reason && reason->is_string() && !reason->get_string().empty()
+                         ? fmt::format(" ({})", std::string_view(reason->get_string()))
+                         : std::string());
+}
+
 Coordinator::ApprovalHandler Coordinator::approval_handler() {
   std::lock_guard lock(approval_mutex_);
   return approval_handler_;
@@ -599,9 +631,9 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
                                          const MountedModule *caller, amp_call_id *out_id) {
   auto call = calls_->create(tool, caller, std::move(observer));
   if (out_id) *out_id = call->id;
-  // Input that breaks the tool's schema never reaches the tool: the model gets an error result
-  // it can read and correct.
-  if (std::string problem = tool_input_problem(tool_name, input_json); !problem.empty()) {
+  // The kernel answers for the tool: the model gets an error result it can read, and the tool
+  // never sees the call.
+  auto refuse = [&](const std::string &problem) {
     boost::json::object result{{"success", false},
                                {"output", problem},
                                {"error", boost::json::object{{"message", problem}}}};
@@ -612,7 +644,17 @@ amp_call_id Coordinator::start_tool_call(MountedModule &tool, std::string tool_n
       calls_->finish_by_kernel(call, AMP_OK, payload);
     });
     return call->id;
+  };
+  // The session's mode first: a tool it refuses is not run, whatever asked for it.
+  if (const auto active = mode()) {
+    if (std::string refusal = mode_refusal(*active, tool_name); !refusal.empty()) return refuse(refusal);
+    if (mode_asks(*active, tool_name))
+      if (std::string denied = ask_for_mode(*active, tool_name, input_json); !denied.empty())
+        return refuse(denied);
   }
+  // Input that breaks the tool's schema never reaches the tool.
+  if (std::string problem = tool_input_problem(tool_name, input_json); !problem.empty())
+    return refuse(problem);
   arm_call_deadline(tool, call);
   tool.active_invocations.fetch_add(1);  // counted from now, so unmount waits for the worker
   // A tool may block for its whole run (a command, a request): other sessions' work must not

@@ -117,6 +117,11 @@ struct Session::Impl {
   std::mutex turn_mutex;      // guards turn_running
   bool turn_running = false;  // one turn at a time
   std::shared_ptr<ChildRunner> children;  // set when the session may have children
+  std::mutex mode_reminder_mutex;        // guards mode_reminder_registered
+  bool mode_reminder_registered = false;
+  std::mutex steering_mutex;             // guards the three below
+  std::vector<std::string> steering;     // queued for the running turn, oldest first
+  bool steering_registered = false;
 
   Impl(MountPlan p, SessionOptions o)
       : plan(std::move(p)), options(std::move(o)), loader(options.module_path) {
@@ -127,6 +132,90 @@ struct Session::Impl {
                                                 options.parent_id);
     coordinator->set_labels(options.labels);
     coordinator->set_confinement(options.confined_to);
+    coordinator->set_mode(options.mode);
+    if (options.mode) remind_of_mode();
+  }
+
+  // What was steered and not yet read, taken (empty when none).
+  std::vector<std::string> take_steering() {
+    std::lock_guard lock(steering_mutex);
+    return std::exchange(steering, {});
+  }
+
+  static std::string joined(const std::vector<std::string> &messages) {
+    std::string text;
+    for (const auto &m : messages) text += (text.empty() ? "" : "\n\n") + m;
+    return text;
+  }
+
+  void announce_delivery(const std::vector<std::string> &messages, std::string_view at) {
+    boost::json::array list;
+    for (const auto &m : messages) list.emplace_back(m);
+    hooks.notify(events::kSteeringDelivered, boost::json::object{{"messages", std::move(list)}, {"at", at}});
+  }
+
+  // From the first steer on: before each provider call the queued messages become a user
+  // message the conversation keeps (a durable injection, which the loop stores before it builds
+  // the request); when the model has answered and the turn would end, they keep it going
+  // instead (a turn:stop deny, whose reason the loop stores as a user message). Both run before
+  // the plan's hooks (priority -2000).
+  void deliver_steering() {
+    std::lock_guard lock(steering_mutex);
+    if (steering_registered) return;
+    steering_registered = true;
+    hooks.register_handler(
+        std::string(events::kProviderRequest),
+        [this](std::string_view, const boost::json::object &) {
+          HookResult result;
+          const auto messages = take_steering();
+          if (messages.empty()) return result;
+          result.action = HookAction::InjectContext;
+          result.context_injection = joined(messages);
+          result.context_injection_role = "user";
+          announce_delivery(messages, events::kProviderRequest);
+          return result;
+        },
+        /*priority=*/-2000, "kernel:steering");
+    hooks.register_handler(
+        std::string(events::kTurnStop),
+        [this](std::string_view, const boost::json::object &data) {
+          HookResult result;
+          // The agent loop holds a turn at most 8 times (kMaxStopContinuations): past that the
+          // messages stay queued and come back in steering_not_delivered, never dropped.
+          const auto *held = data.if_contains("continuations");
+          if (held && held->is_int64() && held->get_int64() >= 8) return result;
+          const auto messages = take_steering();
+          if (messages.empty()) return result;
+          result.action = HookAction::Deny;
+          result.reason = joined(messages);
+          announce_delivery(messages, events::kTurnStop);
+          return result;
+        },
+        /*priority=*/-2000, "kernel:steering");
+  }
+
+  // From the first mode on, every provider request carries the reminder of the mode in force
+  // (none once it is left: the handler reads the mode at each request).
+  void remind_of_mode() {
+    std::lock_guard lock(mode_reminder_mutex);
+    if (mode_reminder_registered) return;
+    mode_reminder_registered = true;
+    hooks.register_handler(
+        std::string(events::kProviderRequest),
+        [c = coordinator.get()](std::string_view, const boost::json::object &) {
+          HookResult result;
+          const auto mode = c->mode();
+          if (!mode) return result;
+          result.action = HookAction::InjectContext;
+          result.context_injection = mode_reminder(*mode);
+          result.context_injection_role = "user";
+          result.ephemeral = true;
+          // After a tool result, read with it: the request still ends with the tool's answer,
+          // which is what the model (and a scripted provider) answers next.
+          result.append_to_last_tool_result = true;
+          return result;
+        },
+        /*priority=*/1000, "kernel:mode");
   }
 
   // Lets the session's modules spawn children (amp_host_api "session_spawn"), whose
@@ -286,13 +375,18 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
       s.hooks.notify(events::kCancelCompleted,
                      boost::json::object{{"level", to_string(level)}, {"status", result.status}});
     {
+      // Under the turn lock, which steer() holds while it queues: a message is either read by
+      // this turn or handed back here, never left for a turn it was not meant for.
       std::lock_guard turn(s.turn_mutex);
       s.turn_running = false;
+      result.steering_not_delivered = s.take_steering();
     }
     done(std::move(result));
   };
   boost::json::object input = options;
   input["prompt"] = prompt;  // the prompt is the prompt, whatever `options` holds
+  if (const auto mode = s.coordinator->mode()) input["mode"] = mode->name;
+  else input.erase("mode");  // only the session says which mode holds
   std::string prompt_json = boost::json::serialize(input);
   try {
     return s.coordinator->start_orchestrator_call(std::move(prompt_json), std::move(observer));
@@ -301,6 +395,36 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
     s.turn_running = false;
     throw;
   }
+}
+
+bool Session::steer(std::string message) {
+  auto &s = *impl_;
+  s.deliver_steering();
+  {
+    std::lock_guard turn(s.turn_mutex);  // see on_finish in start()
+    if (!s.turn_running) return false;
+    std::lock_guard lock(s.steering_mutex);
+    s.steering.push_back(message);
+  }
+  s.hooks.notify(events::kSteeringQueued, boost::json::object{{"message", std::move(message)}});
+  return true;
+}
+
+std::shared_ptr<const SessionMode> Session::mode() const { return impl_->coordinator->mode(); }
+
+void Session::set_mode(std::shared_ptr<const SessionMode> mode) {
+  auto &s = *impl_;
+  const auto previous = s.coordinator->mode();
+  if (mode) s.remind_of_mode();
+  s.coordinator->set_mode(mode);
+  const auto name = [](const std::shared_ptr<const SessionMode> &m) {
+    return m ? boost::json::value(m->name) : boost::json::value(nullptr);
+  };
+  if (name(previous) == name(mode)) return;
+  s.hooks.notify(events::kModeChanged,
+                 boost::json::object{{"from", name(previous)},
+                                     {"to", name(mode)},
+                                     {"source", mode ? boost::json::value(mode->source) : boost::json::value(nullptr)}});
 }
 
 TurnResult Session::execute(std::string_view prompt) { return execute(prompt, {}); }

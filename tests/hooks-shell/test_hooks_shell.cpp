@@ -312,6 +312,46 @@ TEST_CASE("\"continue\": false ends the turn: the call does not run and the reas
   CHECK(amp_test::transcript_problems(amp_test::transcript(*session)).empty());
 }
 
+TEST_CASE("\"continue\": false at the first call of a batch: the later calls of the batch do not run either") {
+  HookWorkspace ws;
+  const fs::path halt = ws.script("halt.sh", R"SH(input=$(cat)
+case "$input" in
+  *first*) echo '{"continue": false, "stopReason": "Stop here."}' ;;
+esac
+)SH");
+  const json::array responses{json::object{
+      {"text", "Two things."},
+      {"tool_calls", json::array{tool_call("bash", {{"command", "echo first > one.txt"}}, "call_1"),
+                                 tool_call("bash", {{"command", "echo second > two.txt"}}, "call_2")}}}};
+  auto session = open_session(ws.plan(responses, {{"command_hooks", {{"PreToolUse", json::array{group("Bash", halt.string())}}}}}));
+  const auto turn = session->execute("go");
+  CHECK(turn.status == "incomplete");
+  CHECK_FALSE(fs::exists(ws.work / "one.txt"));
+  CHECK_FALSE(fs::exists(ws.work / "two.txt"));
+  const json::array messages = amp_test::transcript(*session);
+  CHECK(amp_test::transcript_problems(messages).empty());
+  const auto tools = amp_test::tool_messages(messages);
+  REQUIRE(tools.size() == 2);
+  CHECK(text_of(amp_test::tool_output(tools[1])) == "Not run: Stopped by hook: Stop here.");
+}
+
+TEST_CASE("a payload another hook modifies for the logs (hooks-redaction) is not what the tool runs") {
+  HookWorkspace ws;
+  const fs::path seen = ws.dir / "seen.json";
+  const fs::path record = ws.script("record.sh", "cat > " + seen.string() + "\n");
+  const json::array responses{json::object{
+      {"text", "Saving the address."},
+      {"tool_calls", json::array{tool_call("bash", {{"command", "echo alice@corp.example > mail.txt"}})}}}};
+  auto session = open_session(ws.plan(responses, {{"command_hooks", {{"PreToolUse", json::array{group("Bash", record.string())}}}}},
+                                      "  - module: hooks-redaction\n"));
+  REQUIRE(session->load_failures().empty());
+  const auto turn = session->execute("save it");
+  REQUIRE(turn.status == "success");
+  CHECK(read_text(ws.work / "mail.txt") == "alice@corp.example\n");
+  // hooks-shell runs before hooks-redaction (priority -1100 against 100): it saw the command.
+  CHECK(read_text(seen).find("alice@corp.example") != std::string::npos);
+}
+
 TEST_CASE("a malformed settings entry fails the mount naming the file and the place; unsupported events are said and skipped") {
   HookWorkspace ws;
   const fs::path bad = ws.settings("bad.json", {{"PreToolUse", json::array{json::object{

@@ -317,3 +317,18 @@ TEST_CASE("run_to_end stops a child at the timeout, and one whose background pro
   while (!ended() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
   CHECK(ended());
 }
+
+TEST_CASE("run_to_end ends a child at once when the caller's turn is cancelled") {
+  Spec spec;
+  spec.argv = {"/bin/sh", "-c", "echo waiting; sleep 30"};
+  RunOptions options;
+  options.timeout = 20s;
+  const auto started = std::chrono::steady_clock::now();
+  options.cancelled = [&] { return std::chrono::steady_clock::now() - started > 300ms; };
+  const RunOutcome outcome = run_to_end(spec, options);
+  CHECK(outcome.cancelled);
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(outcome.exit_code() == -1);
+  CHECK(outcome.out == "waiting\n");
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+}

@@ -303,6 +303,64 @@ TEST_CASE("approvals are answered over HTTP") {
   CHECK(contains(last_data(turn.raw(), "turn:result"), R"("response":"listed")"));
 }
 
+TEST_CASE("modes: a session started in plan mode refuses writes; a turn's own mode holds for that turn; POST mode changes it") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("modes.yaml", R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - tool_calls: [{id: call_1, name: write_file, input: {path: a.txt, content: "a"}}]
+        - text: "first done"
+        - tool_calls: [{id: call_2, name: write_file, input: {path: b.txt, content: "b"}}]
+        - text: "second done"
+tools: [{module: tool-filesystem}]
+)").string()});
+  CHECK(request(serve.port(), "POST", "/v1/sessions", R"({"mode":"nosuch"})").status == 400);
+  const std::string id = create_session(serve.port(), R"({"mode":"plan"})");
+  CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + id)).at("mode") == "plan");
+
+  Reply first = request(serve.port(), "POST", messages_path(id), R"({"prompt":"write a"})");
+  REQUIRE(first.status == 200);
+  CHECK(contains(last_data(first.body, "tool:post"), "Tool 'write_file' is not available in plan mode"));
+  // A turn of its own with no mode: the write runs; the session is in plan mode again after.
+  Reply second = request(serve.port(), "POST", messages_path(id), R"({"prompt":"write b","mode":"off"})");
+  REQUIRE(second.status == 200);
+  CHECK(contains(last_data(second.body, "mode:changed"), R"("to":null)"));
+  CHECK_FALSE(contains(last_data(second.body, "tool:post"), "not available"));
+  CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + id)).at("mode") == "plan");
+
+  Reply bad = request(serve.port(), "POST", "/v1/sessions/" + id + "/mode", R"({"mode":"nosuch"})");
+  CHECK(bad.status == 400);
+  CHECK(contains(bad.body, "modes: explore, plan, review"));
+  Reply off = request(serve.port(), "POST", "/v1/sessions/" + id + "/mode", R"({"mode":"off"})");
+  CHECK(off.status == 200);
+  CHECK(body_json(off).at("mode").is_null());
+  CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + id)).at("mode").is_null());
+}
+
+TEST_CASE("steering: a message posted while a turn runs is read at its next step; without a turn it is a 409") {
+  Scratch s;
+  ServeProcess serve(s, {"--plan", s.write("slow.yaml", kSlowPlan).string()});
+  const std::string id = create_session(serve.port());
+  const std::string steer_path = "/v1/sessions/" + id + "/steer";
+  Reply idle = request(serve.port(), "POST", steer_path, R"({"message":"hello?"})");
+  CHECK(idle.status == 409);
+  CHECK(contains(idle.body, "no_turn_running"));
+  StreamingRequest turn(serve.port(), "POST", messages_path(id), R"({"prompt":"answer slowly"})");
+  REQUIRE(turn.read_until("event: content_block:delta"));
+  Reply queued = request(serve.port(), "POST", steer_path, R"({"message":"wrap up"})");
+  CHECK(queued.status == 202);
+  CHECK(request(serve.port(), "POST", steer_path, R"({"message":"  "})").status == 400);
+  turn.read_to_end();
+  CHECK(contains(last_data(turn.raw(), "steering:delivered"), R"("at":"turn:stop")"));
+  CHECK(contains(last_data(turn.raw(), "turn:result"), R"("response":"Mock response to: wrap up")"));
+  const json::array messages = body_json(request(serve.port(), "GET", "/v1/sessions/" + id)).at("messages").as_array();
+  REQUIRE(messages.size() == 4);
+  CHECK(messages[2].at("role") == "user");
+  CHECK(messages[2].at("content") == "wrap up");
+}
+
 TEST_CASE("an unanswered approval is denied when its timeout passes") {
   Scratch s;
   std::string plan = kApprovalPlan;

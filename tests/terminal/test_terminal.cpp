@@ -175,6 +175,64 @@ TEST_CASE("Ctrl-C at the prompt clears the line; /status, /tools, /clear and /ex
   CHECK_MESSAGE(wait_for_file(s.dir / "amphome" / "history", "/tools", kPatience), pane.screen());
 }
 
+TEST_CASE("/mode lists the modes, enters plan mode (shown in the prompt, the tool refused) and leaves it") {
+  Scratch s;
+  auto p = s.write("plan.yaml", plan(R"(      responses:
+        - tool_calls:
+            - {id: call_1, name: c_upper, input: {text: "in plan mode"}}
+        - text: "first turn over"
+        - tool_calls:
+            - {id: call_2, name: c_upper, input: {text: "after leaving"}}
+)"));
+  TmuxPane pane(s.chat_command(p), s.dir.string());
+  submit_at(pane, 1, "/mode");
+  CHECK_MESSAGE(pane.wait_for("mode: none", kPatience), pane.screen());
+  CHECK_MESSAGE(pane.wait_for("review", kPatience), pane.screen());
+  submit_at(pane, 2, "/mode plan");
+  CHECK_MESSAGE(pane.wait_for("mode plan: read-only", kPatience), pane.screen());
+  REQUIRE_MESSAGE(pane.wait_for("amplifier [plan]> ", kPatience), pane.screen());
+  pane.type("shout it");
+  pane.key("Enter");
+  CHECK_MESSAGE(pane.wait_for("first turn over", kPatience), pane.screen());
+  REQUIRE_MESSAGE(pane.wait_for("amplifier [plan]> ", kPatience, 2), pane.screen());
+  pane.type("/mode");
+  pane.key("Enter");
+  CHECK_MESSAGE(pane.wait_for("* plan", kPatience), pane.screen());
+  REQUIRE_MESSAGE(pane.wait_for("amplifier [plan]> ", kPatience, 3), pane.screen());
+  pane.type("/mode off");
+  pane.key("Enter");
+  CHECK_MESSAGE(pane.wait_for("no mode: every tool of the plan may run", kPatience), pane.screen());
+  submit_at(pane, 3, "shout again");
+  // Out of plan mode the tool runs: the mock's answer quotes its upper-cased output.
+  CHECK_MESSAGE(pane.wait_for("AFTER LEAVING", kPatience), pane.screen());
+  CHECK(pane.count("IN PLAN MODE") == 0);
+  submit_at(pane, 4, "/exit");
+}
+
+TEST_CASE("a line typed while a turn runs steers it: the model reads it at its next step") {
+  Scratch s;
+  auto p = s.write("plan.yaml", R"(session:
+  orchestrator: loop-streaming
+  context: context-simple
+providers:
+  - module: provider-mock
+    config:
+      chunk_size: 2
+      delay_ms: 40
+      responses:
+        - text: "a long first answer that keeps streaming for a good while: FIRST-DONE"
+)");
+  TmuxPane pane(s.chat_command(p), s.dir.string());
+  submit_at(pane, 1, "start");
+  REQUIRE_MESSAGE(pane.wait_for("a long", kPatience), pane.screen());
+  pane.type("STEER-NOTE");
+  pane.key("Enter");
+  CHECK_MESSAGE(pane.wait_for("the model reads that at its next step", kPatience), pane.screen());
+  // The answer to the steered line follows the first one, in the same turn.
+  CHECK_MESSAGE(pane.wait_for("Mock response to: STEER-NOTE", kPatience), pane.screen());
+  submit_at(pane, 2, "/exit");
+}
+
 namespace {
 
 // Runs one turn whose tool call `gate` (a hooks: entry) sends to the user, answers "d" on the

@@ -3,6 +3,7 @@
 #pragma once
 #include "amplifier/cancellation.hpp"
 #include "amplifier/hooks.hpp"
+#include "amplifier/session_mode.hpp"
 #include "amplifier/module_loader.hpp"
 
 #include <boost/json/array.hpp>
@@ -122,6 +123,11 @@ class Coordinator {
   // SessionOptions::confined_to, given before anything is mounted (session_info's "workspace").
   void set_confinement(std::optional<std::filesystem::path> folder) { confined_to_ = std::move(folder); }
   const std::optional<std::filesystem::path> &confinement() const { return confined_to_; }
+  // The session's mode (session_mode.hpp), null for none: from the next tool call on, the
+  // tools it refuses get an error result and never run, and those it asks about wait for the
+  // user. Thread-safe: a host may change it while a turn runs.
+  void set_mode(std::shared_ptr<const SessionMode> mode);
+  std::shared_ptr<const SessionMode> mode() const;
 
   // --- Mounting ------------------------------------------------------------------------
   // Creates an instance of `module` and mounts it at `mount_point`. Throws ModuleLoadError
@@ -230,6 +236,9 @@ class Coordinator {
                            const boost::json::object &spec);
   // The reason `input_json` does not fit the tool's schema, or "" when it does.
   std::string tool_input_problem(std::string_view tool_name, std::string_view input_json) const;
+  // Asks the user whether `tool_name` may run in `mode`; "" for yes, else why it did not run.
+  std::string ask_for_mode(const SessionMode &mode, std::string_view tool_name,
+                           std::string_view input_json);
   void unmount_last();
   // Returns false when the module's code is still running and the instance must be kept.
   bool destroy_instance(MountedModule &m);
@@ -275,6 +284,8 @@ class Coordinator {
   std::map<std::string, std::vector<Contribution>, std::less<>> channels_;
   std::mutex approval_mutex_;
   ApprovalHandler approval_handler_;
+  mutable std::mutex mode_mutex_;
+  std::shared_ptr<const SessionMode> mode_;  // guarded by mode_mutex_
 
   // Instances whose code never returned during unmount: kept (and their libraries loaded)
   // until the process ends, because unloading them would crash the threads still inside.

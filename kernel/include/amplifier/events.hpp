@@ -54,6 +54,14 @@ inline constexpr std::string_view kModuleLoadFailed = "module:load_failed";
 // next call unless it crashed too often.
 inline constexpr std::string_view kModuleCrashed = "module:crashed";
 inline constexpr std::string_view kModuleRestarted = "module:restarted";
+// The session's mode changed (Session::set_mode): {from, to, source}, null for no mode.
+inline constexpr std::string_view kModeChanged = "mode:changed";
+// A message for the running turn (Session::steer): {message}; and when it reached the
+// conversation: {messages, at: "provider:request" | "turn:stop"}.
+inline constexpr std::string_view kSteeringQueued = "steering:queued";
+inline constexpr std::string_view kSteeringDelivered = "steering:delivered";
+// The turn:stop gate of the agent loop (a hook's deny keeps the turn going), which steering uses.
+inline constexpr std::string_view kTurnStop = "turn:stop";
 
 inline constexpr std::array kAll = {
     kSessionStart, kSessionEnd, kSessionFork, kSessionResume, kPromptSubmit, kPromptComplete,
@@ -64,5 +72,6 @@ inline constexpr std::array kAll = {
     kContextReleaseRequested, kContextSignal, kOrchestratorComplete, kExecutionStart,
     kExecutionEnd, kUserNotification, kArtifactWrite, kArtifactRead, kPolicyViolation,
     kApprovalRequired, kApprovalGranted, kApprovalDenied, kCancelRequested, kCancelCompleted,
-    kModuleLoadFailed, kModuleCrashed, kModuleRestarted};
+    kModuleLoadFailed, kModuleCrashed, kModuleRestarted, kModeChanged, kSteeringQueued,
+    kSteeringDelivered};
 }  // namespace amplifier::events

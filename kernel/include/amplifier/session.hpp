@@ -3,6 +3,7 @@
 #include "amplifier/cancellation.hpp"
 #include "amplifier/hooks.hpp"
 #include "amplifier/mount_plan.hpp"
+#include "amplifier/session_mode.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/value.hpp>
@@ -46,6 +47,9 @@ struct SessionOptions {
   // config). Its children are confined to the same folder. Trust: set by the operator's host
   // (serve's sessions, by design); nothing a module, a model or a client sends reaches it.
   std::optional<std::filesystem::path> confined_to;
+  // The mode the session starts in (session_mode.hpp); null: none. A child starts in its
+  // parent's mode as it is when the child starts. Trust: a mode only narrows what may run.
+  std::shared_ptr<const SessionMode> mode;
 };
 
 // A module that could not be mounted (also announced as module:load_failed).
@@ -67,6 +71,9 @@ struct TurnResult {
   // caller to know besides the answer (the agent loop reports its cost ledger). A child's
   // report is passed to the delegate tool with its answer. Null when there is none.
   boost::json::value report;
+  // Messages given to Session::steer that the turn ended before reading, in order (the caller
+  // decides what becomes of them: chat sends them as the next prompt).
+  std::vector<std::string> steering_not_delivered;
 };
 
 class Session {
@@ -96,6 +103,23 @@ class Session {
   // each.
   amp_call_id start(std::string_view prompt, std::function<void(TurnResult)> done,
                     const boost::json::object &options = {});
+
+  // The session's mode (null: none), and changing it. Thread-safe: a change made while a turn
+  // runs holds from that turn's next tool call and provider request on. A change of name emits
+  // mode:changed {from, to, source} (null for none). While a mode holds, every provider request
+  // carries its reminder (an ephemeral injection at provider:request) and every turn's input
+  // says "mode" (the agent loop records it on the stored prompt).
+  std::shared_ptr<const SessionMode> mode() const;
+  void set_mode(std::shared_ptr<const SessionMode> mode);
+
+  // Steering: a message for the running turn, which the loop reads at its next step (before its
+  // next provider call, so after the running call or tool batch; or, when the model has just
+  // answered, instead of ending the turn), stored as a user message, in order. False when no
+  // turn is running (start one instead). Thread-safe. Emits steering:queued, and
+  // steering:delivered when it reached the conversation; one the turn ended before reading is
+  // in its TurnResult's steering_not_delivered. Works with an orchestrator that emits
+  // provider:request (and turn:stop), as the agent loops do.
+  bool steer(std::string message);
 
   // Thread-safe and async-signal-adjacent (call from a watcher thread, not a signal handler):
   // raises the session's cancellation level and notifies the running turn.

@@ -19,6 +19,8 @@ using namespace std::chrono_literals;
 constexpr auto kDrainAfterExit = 100ms;
 // Without a pidfd, how often the child's end is looked for.
 constexpr auto kExitPoll = 20ms;
+// How often RunOptions::cancelled is asked.
+constexpr auto kCancelPoll = 100ms;
 
 // One output pipe: read as it comes, kept up to the limit.
 struct Sink {
@@ -52,7 +54,7 @@ int poll_timeout_ms(Clock::time_point until) {
 }  // namespace
 
 int RunOutcome::exit_code() const noexcept {
-  return !timed_out && WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  return !timed_out && !cancelled && WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
 }
 
 ssize_t write_without_sigpipe(int fd, const char *data, std::size_t size) {
@@ -78,7 +80,14 @@ RunOutcome run_to_end(Spec spec, const RunOptions &options) {
   const auto started = Clock::now();
   const auto deadline = started + options.timeout;
   Child child = Child::spawn(spec);  // throws SpawnError
-  const int exit_fd = child.open_pidfd();
+  // Readable once the child exits (-1 on kernels without pidfds: polled then).
+  struct OwnedFd {
+    int fd;
+    ~OwnedFd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } exit_pidfd{child.open_pidfd()};
+  const int exit_fd = exit_pidfd.fd;
 
   RunOutcome outcome;
   Sink out{child.stdout_fd(), outcome.out, outcome.out_cut, options.max_output_bytes};
@@ -90,14 +99,20 @@ RunOutcome run_to_end(Spec spec, const RunOptions &options) {
 
   for (;;) {
     const auto now = Clock::now();
-    if (now >= deadline) {
-      outcome.timed_out = true;
-      break;
-    }
-    if (!exited && (exit_fd < 0 ? child.exited() : false)) exited = true;
+    if (!exited && exit_fd < 0 && child.exited()) exited = true;
+    // Once the child exited, it finished in time: what is left is draining what its
+    // background processes hold open, bounded by kDrainAfterExit, never a timeout.
     if (exited && !out_open && !err_open) break;
     if (exited && !drain_until) drain_until = now + kDrainAfterExit;
     if (drain_until && now >= *drain_until) break;
+    if (!exited && now >= deadline) {
+      outcome.timed_out = true;
+      break;
+    }
+    if (options.cancelled && options.cancelled()) {
+      outcome.cancelled = true;
+      break;
+    }
 
     pollfd fds[4];
     nfds_t count = 0;
@@ -106,8 +121,9 @@ RunOutcome run_to_end(Spec spec, const RunOptions &options) {
     if (out_open) fds[count++] = {out.fd, POLLIN, 0};
     if (err_open) fds[count++] = {err.fd, POLLIN, 0};
     if (exit_fd >= 0 && !exited) fds[count++] = {exit_fd, POLLIN, 0};
-    auto until = drain_until ? std::min(deadline, *drain_until) : deadline;
+    auto until = drain_until ? *drain_until : deadline;
     if (exit_fd < 0 && !exited) until = std::min(until, now + kExitPoll);
+    if (options.cancelled) until = std::min(until, now + kCancelPoll);
     const int ready = ::poll(fds, count, poll_timeout_ms(until));
     if (ready < 0 && errno != EINTR) break;
     for (nfds_t i = 0; ready > 0 && i < count; ++i) {
@@ -128,10 +144,11 @@ RunOutcome run_to_end(Spec spec, const RunOptions &options) {
       }
     }
   }
-  if (exit_fd >= 0) ::close(exit_fd);
   // Ends what the child left running in its group too, and reaps it. A child that exited by
-  // itself keeps its own status; a timed-out one gets SIGTERM, then SIGKILL.
-  outcome.wait_status = child.stop(outcome.timed_out ? options.kill_grace * 2 : 0ms);
+  // itself keeps its own status; a timed-out one gets SIGTERM now and SIGKILL after
+  // kill_grace; a cancelled one SIGKILL at once.
+  if (outcome.timed_out) child.signal_group(SIGTERM);
+  outcome.wait_status = child.stop(outcome.timed_out ? options.kill_grace : 0ms);
   outcome.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   return outcome;
 }

@@ -60,13 +60,15 @@ CommandAnswer run_one(const HookCommand &command, const std::string &input_json,
   options.input = input_json;
   options.timeout = command.timeout.value_or(settings.timeout);
   options.max_output_bytes = kMaxOutputBytes;
+  options.cancelled = settings.cancelled;
   try {
     proc::RunOutcome outcome = proc::run_to_end(std::move(spec), options);
     answer.timed_out = outcome.timed_out;
+    answer.cancelled = outcome.cancelled;
     answer.exit_code = outcome.exit_code();
     answer.out = std::move(outcome.out);
     answer.err = std::move(outcome.err);
-    if (answer.exit_code == -1 && !answer.timed_out)
+    if (answer.exit_code == -1 && !answer.timed_out && !answer.cancelled)
       answer.err += (answer.err.empty() ? "" : "\n") + proc::describe_wait_status(outcome.wait_status);
   } catch (const proc::SpawnError &e) {
     answer.failed_to_start = true;
@@ -153,6 +155,10 @@ Verdict judge(HookEventKind kind, const std::vector<CommandAnswer> &answers) {
   for (const auto &answer : answers) {
     if (answer.failed_to_start) {
       verdict.for_user.push_back("hook `" + answer.label + "` could not start: " + answer.err);
+      continue;
+    }
+    if (answer.cancelled) {
+      verdict.for_user.push_back("hook `" + answer.label + "` was stopped: the turn was cancelled");
       continue;
     }
     if (answer.timed_out) {

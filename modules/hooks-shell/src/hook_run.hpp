@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ namespace hooks_shell {
 struct CommandAnswer {
   std::string label;  // the command, cut for messages
   bool timed_out = false;
+  bool cancelled = false;
   bool failed_to_start = false;
   int exit_code = -1;  // -1: killed by a signal or timed out
   std::string out;
@@ -31,6 +33,9 @@ struct CommandAnswer {
 struct RunSettings {
   std::filesystem::path project_dir;  // the commands' working folder and $CLAUDE_PROJECT_DIR
   std::chrono::seconds timeout{600};  // for an entry without its own
+  // Polled while commands run: true (the turn was cancelled) kills them; their answers count
+  // for nothing.
+  std::function<bool()> cancelled;
 };
 
 // Runs each command (identical ones once) with `input_json` on its stdin, in parallel, and

@@ -20,6 +20,8 @@ namespace ms = amplifier::module_support;
 constexpr std::array<std::string_view, kEventKinds> kNames = {
     "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd"};
 
+constexpr std::size_t kMaxMatchedName = 256;
+
 // Claude Code's handler fields that change nothing here (a message for its spinner) or that
 // it documents as having no effect.
 constexpr std::array<std::string_view, 2> kQuietFields = {"statusMessage", "once"};
@@ -132,6 +134,9 @@ Matcher::Matcher(std::string pattern) : pattern_(std::move(pattern)) {
 
 bool Matcher::matches(std::string_view name) const {
   if (everything_) return true;
+  // A tool name comes from the model: a name no vendor allows (they stop at 64 or 128
+  // characters) is matched by nothing rather than handed to the recursive std::regex.
+  if (name.size() > kMaxMatchedName) return false;
   if (expression_) return std::regex_search(name.begin(), name.end(), *expression_);
   return std::find(exact_.begin(), exact_.end(), name) != exact_.end();
 }

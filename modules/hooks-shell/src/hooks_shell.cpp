@@ -42,6 +42,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 namespace hooks_shell {
 namespace {
@@ -181,7 +182,8 @@ class ShellHook final : public amp::sdk::HookModule {
 
   Verdict run(HookEventKind kind, const std::vector<const HookCommand *> &commands, const json::object &input) {
     RunSettings settings{config_.project_dir,
-                         kind == HookEventKind::user_prompt_submit ? config_.prompt_timeout : config_.timeout};
+                         kind == HookEventKind::user_prompt_submit ? config_.prompt_timeout : config_.timeout,
+                         [host = host()] { return host.cancel_state(0) != AMP_CANCEL_NONE; }};
     Verdict verdict = judge(kind, run_commands(commands, json::serialize(input), settings));
     for (const auto &message : verdict.for_user)
       host().warn(std::string(kName) + " (" + std::string(claude_name(kind)) + "): " + message);
@@ -208,18 +210,24 @@ class ShellHook final : public amp::sdk::HookModule {
     if (v.stop)
       return json::serialize(json::object{{"action", "deny"}, {"reason", stop_reason(v)}, {"end_turn", stop_reason(v)}});
     if (v.block) return deny(v.feedback.empty() ? "blocked by a PreToolUse hook" : v.feedback);
+    // A rewrite goes in "updated_tool_input" (the call runs with it) and, as a modify, into the
+    // payload the hooks after this one (hooks-approval) judge.
+    std::optional<json::object> rewritten;
+    if (v.updated_input) rewritten = amplifier_tool_input(tool, *v.updated_input);
     if (v.ask) {
-      if (v.updated_input) host().warn(std::string(kName) + ": updatedInput given with \"ask\" is not applied");
-      return json::serialize(json::object{
+      json::object result{
           {"action", "ask_user"},
           {"approval_prompt", "A hook asks whether " + tool + " may run" + (v.ask_reason.empty() ? std::string() : ": " + v.ask_reason)},
-          {"approval_default", "deny"}});
+          {"approval_default", "deny"}};
+      if (rewritten) result["updated_tool_input"] = *rewritten;
+      return json::serialize(result);
     }
-    if (v.updated_input) {
+    if (rewritten) {
       if (!v.context.empty()) host().warn(std::string(kName) + ": additionalContext given with updatedInput is not added");
       json::object payload = data;
-      payload["tool_input"] = amplifier_tool_input(tool, *v.updated_input);
-      return json::serialize(json::object{{"action", "modify"}, {"data", std::move(payload)}});
+      payload["tool_input"] = *rewritten;
+      return json::serialize(json::object{
+          {"action", "modify"}, {"data", std::move(payload)}, {"updated_tool_input", *rewritten}});
     }
     return inject(v.context);
   }
@@ -243,7 +251,12 @@ class ShellHook final : public amp::sdk::HookModule {
     return json::serialize(result);
   }
 
+  // A delegated child's turn is not the user's: Claude Code runs only the tool hooks in its
+  // subagents (their stop is SubagentStop, which amplifier does not run).
+  static bool in_child_session(const json::object &data) { return !ms::string_at(data, "parent_id").empty(); }
+
   std::string on_prompt_submit(const json::object &data) {
+    if (in_child_session(data)) return {};
     auto commands = matching(HookEventKind::user_prompt_submit, {""});
     Verdict v;
     if (!commands.empty()) {
@@ -263,6 +276,7 @@ class ShellHook final : public amp::sdk::HookModule {
   }
 
   std::string on_turn_stop(const json::object &data) {
+    if (in_child_session(data)) return {};
     json::object input = common(HookEventKind::stop, data);
     const json::value *active = data.if_contains("stop_hook_active");
     input["stop_hook_active"] = active && active->is_bool() && active->get_bool();
@@ -279,6 +293,7 @@ class ShellHook final : public amp::sdk::HookModule {
   // The context a SessionStart hook gives is kept for the first prompt:submit (session:start
   // comes just before it, and its result is not read).
   std::string session_started(const json::object &data, const std::string &source) {
+    if (in_child_session(data)) return {};
     auto commands = matching(HookEventKind::session_start, {source});
     if (commands.empty()) return {};
     json::object input = common(HookEventKind::session_start, data);
@@ -292,6 +307,7 @@ class ShellHook final : public amp::sdk::HookModule {
   }
 
   std::string on_session_end(const json::object &data) {
+    if (in_child_session(data)) return {};
     json::object input = common(HookEventKind::session_end, data);
     input["reason"] = "other";
     run(HookEventKind::session_end, matching(HookEventKind::session_end, {""}), input);

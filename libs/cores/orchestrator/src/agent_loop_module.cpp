@@ -16,7 +16,9 @@ TurnInput read_turn_input(std::string_view prompt_json) {
   if (!prompt || !prompt->is_string())
     throw KernelException(KernelError::make(ErrorKind::invalid_request,
                                             R"(the turn input must be {"prompt": "<text>"})"));
-  TurnInput turn{std::string(prompt->get_string()), std::nullopt};
+  TurnInput turn{std::string(prompt->get_string()), std::nullopt, std::nullopt};
+  if (const json::value *mode = o->if_contains("mode"); mode && mode->is_string())
+    turn.mode = std::string(mode->get_string());
   if (const json::value *route = o->if_contains("route")) {
     if (!route->is_string() || route->get_string().empty())
       throw KernelException(KernelError::make(

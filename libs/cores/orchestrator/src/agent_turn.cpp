@@ -89,7 +89,7 @@ Task<TurnOutcome> AgentTurn::run_steps(TurnInput input) {
   ledger_.restore_once(host_);
   if (auto over = ledger_.begin_turn()) co_return over_budget(*over);
   turn_totals_.turns = 1;
-  if (auto denied = submit_prompt(prompt)) co_return *denied;
+  if (auto denied = submit_prompt(prompt, input.mode)) co_return *denied;
   provider_ = route_.empty() ? select_provider(providers, config_.provider) : route_.front();
   tool_specs_json_ = host_.tools();
   json::value specs = amplifier::parse_json(tool_specs_json_);
@@ -130,13 +130,16 @@ void AgentTurn::choose_route(const std::optional<std::string> &asked, const json
   if (!config_.provider && !routing.is_null()) route_ = route_of(routing, config_.route, providers);
 }
 
-std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt) {
+std::optional<TurnOutcome> AgentTurn::submit_prompt(const std::string &prompt,
+                                                    const std::optional<std::string> &mode) {
   HookOutcome submit =
       emit_gated(host_, event::kPromptSubmit, json::object{{"prompt", prompt}},
                        ApprovalSubject{event::kPromptSubmit, {}, json::object{{"prompt", prompt}}});
   // The reference ends a denied prompt with the reason as the response; nothing is stored.
   if (submit.denies()) return TurnOutcome::incomplete(denial(submit), 0);
-  store(text_message("user", prompt));
+  json::object message = text_message("user", prompt);
+  if (mode) message["metadata"] = json::object{{"mode", *mode}};
+  store(message);
   absorb(submit);
   return std::nullopt;
 }

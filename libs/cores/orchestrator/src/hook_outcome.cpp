@@ -82,6 +82,8 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
       if (option.is_string()) outcome.approval_options.emplace_back(option.get_string());
   if (auto *timeout = o.if_contains("approval_timeout"); timeout && timeout->is_number())
     outcome.approval_timeout = timeout->to_number<double>();
+  if (const json::value *input = o.if_contains("updated_tool_input"); input && input->is_object())
+    outcome.updated_tool_input = input->get_object();
   if (const json::value *end = o.if_contains("end_turn")) {
     outcome.end_turn = (end->is_bool() && end->get_bool()) || end->is_string();
     if (end->is_string()) outcome.end_turn_reason = std::string(end->get_string());

@@ -127,6 +127,11 @@ class BatchRun {
   void start(std::size_t i) {
     const ToolCallBlock &call = calls_[i];
     if (cancelled_before_start(i)) return;
+    // A hook ended the turn at an earlier call of this batch: nothing more starts.
+    if (batch_.end_turn) {
+      outcomes_[i] = error_outcome(call, "Not run: " + *batch_.end_turn);
+      return;
+    }
     if (rejected_arguments(i)) return;
     // An ask_user is settled here, in the turn (blocking a pool worker while the user thinks):
     // the user's answer decides whether this call starts. The calls after it wait, the ones already started keep running.
@@ -158,21 +163,14 @@ class BatchRun {
     execute(i);
   }
 
-  // A tool:pre hook that modified the payload's tool_input (hooks-shell for a Claude Code
-  // hook's updatedInput) changes what the call runs with; the hooks after it and tool:post see
-  // the new input. Trust: hooks are the operator's modules; the model's own call is unchanged
-  // in the transcript, and the approval hooks (which run after rewriting ones, see their
-  // priorities) judge the input that will run.
+  // A tool:pre hook that answered "updated_tool_input" (hooks-shell for a Claude Code hook's
+  // updatedInput) changes what the call runs with, and tool:post shows the new input. A plain
+  // `modify` of the payload does not: hooks-redaction modifies it for the logs. Trust: hooks
+  // are the operator's modules; the model's own call is unchanged in the transcript, and a
+  // rewriting hook registers before the approval hooks, whose payload it also modifies, so
+  // they judge the input that will run.
   void take_modified_input(std::size_t i, const HookOutcome &pre) {
-    const json::object *data = pre.data.if_object();
-    const json::value *input = data ? data->if_contains("tool_input") : nullptr;
-    if (!input || *input == inputs_[i]) return;
-    if (!input->is_object()) {
-      host_.warn("a tool:pre hook replaced the input of '" + calls_[i].name +
-                 "' with something that is not a JSON object; the call keeps its own input");
-      return;
-    }
-    inputs_[i] = *input;
+    if (pre.updated_tool_input) inputs_[i] = *pre.updated_tool_input;
   }
 
   // A provider that could not read the model's arguments as a JSON object says so in

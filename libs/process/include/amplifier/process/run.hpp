@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace amplifier::process {
@@ -20,8 +21,11 @@ namespace amplifier::process {
 struct RunOptions {
   std::string input;  // written to the child's stdin, which is then closed
   std::chrono::milliseconds timeout{60'000};
-  // After the timeout: SIGTERM to the group, then SIGKILL after this.
+  // At the timeout: SIGTERM to the group at once, then SIGKILL after this.
   std::chrono::milliseconds kill_grace{1'000};
+  // Polled every 100 ms while the child runs (may be empty): true ends the child's group at
+  // once with SIGKILL (the caller's turn was cancelled).
+  std::function<bool()> cancelled;
   // Each of stdout and stderr is kept up to this many bytes; the rest is read and dropped.
   std::size_t max_output_bytes = 1 << 20;
 };
@@ -29,13 +33,14 @@ struct RunOptions {
 struct RunOutcome {
   int wait_status = 0;  // as waitpid reports it (describe_wait_status names it)
   bool timed_out = false;
+  bool cancelled = false;
   std::string out;
   std::string err;
   bool out_cut = false;  // more than max_output_bytes were written
   bool err_cut = false;
   std::chrono::milliseconds elapsed{0};
 
-  // The exit code when the child exited by itself, else -1 (a signal, the timeout).
+  // The exit code when the child exited by itself, else -1 (a signal, the timeout, a cancel).
   int exit_code() const noexcept;
 };
 

@@ -30,6 +30,9 @@ namespace amplifier::orchestrator {
 struct TurnInput {
   std::string prompt;
   std::optional<std::string> route;
+  // The session's mode (the kernel's turn input says it): kept in the stored prompt's metadata,
+  // so the transcript shows which mode each turn ran in.
+  std::optional<std::string> mode;
 };
 
 // A coroutine (task.hpp): its steps run on the host's worker pool, one at a time, and between
@@ -58,7 +61,8 @@ class AgentTurn {
   // One provider call and what follows it. Completes with the outcome when the turn ends here.
   Task<std::optional<TurnOutcome>> iterate(bool final_call);
 
-  std::optional<TurnOutcome> submit_prompt(const std::string &prompt);
+  std::optional<TurnOutcome> submit_prompt(const std::string &prompt,
+                                          const std::optional<std::string> &mode);
   // The ChatRequest as JSON text, spliced from the context's messages as they come: a long
   // history is copied, never parsed and re-serialised (only ephemeral injections, which change
   // the last messages, take the slow way). `after_overflow`: the provider refused the last

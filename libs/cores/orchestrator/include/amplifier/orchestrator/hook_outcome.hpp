@@ -6,6 +6,7 @@
 #include <boost/json/value.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,11 @@ struct HookOutcome {
   // work already started finishes, nothing new starts, and the turn ends incomplete.
   bool end_turn = false;
   std::string end_turn_reason;
+  // A tool:pre hook's replacement of the call's input ("updated_tool_input": {...} in its
+  // result; the first such hook's wins). Only this changes what a tool runs with: a `modify`
+  // of the payload changes what later hooks see (hooks-redaction's, for the logs), never the
+  // call.
+  std::optional<boost::json::object> updated_tool_input;
 
   // True for ask_user: the user must decide (see approval.hpp, settle_approval).
   bool asks_user() const { return action == "ask_user"; }
