@@ -329,10 +329,10 @@ void narrow_to_parent(MountPlan &child, const MountPlan &parent, bool inherit_co
   keep_parent_limits(child.providers, parent.providers, false);
   keep_parent_limits(child.tools, parent.tools, inherit_confinement);
   keep_parent_limits(child.hooks, parent.hooks, inherit_confinement);
-  // Money is the parent's: an agent file or a client's plan neither loosens the budget nor
-  // reprices a model (an agent that wants less sets its loop's own `budget`, and the stricter
-  // limit holds).
-  for (const char *key : kMoneyKeys) {
+  // Money and skills are the parent's: an agent file or a client's plan neither loosens the
+  // budget nor reprices a model (an agent that wants less sets its loop's own `budget`, and
+  // the stricter limit holds), nor names folders to read skills from.
+  for (const char *key : kOperatorSessionKeys) {
     child.session_extra.erase(key);
     if (const auto *value = parent.session_extra.if_contains(key)) child.session_extra[key] = *value;
   }

@@ -88,12 +88,13 @@ MountPlan child_plan(const MountPlan &parent, const AgentDefinition *agent,
 // The parent's `required: true` modules put back into `child` exactly as the parent mounts
 // them; with `inherit_confinement`, also the parent's working_dir, sandbox and
 // allowed_*/denied_* keys on the tools and hooks both mount. Also used for a serve client's
-// plan, with the operator's default plan as the parent. The money keys of `session:`
-// (kMoneyKeys) are the parent's, whatever the child's plan says.
+// plan, with the operator's default plan as the parent. The operator's keys of `session:`
+// (kOperatorSessionKeys) are the parent's, whatever the child's plan says.
 void narrow_to_parent(MountPlan &child, const MountPlan &parent, bool inherit_confinement);
 
-// The `session:` keys that decide what a session may spend and at what prices: budget,
-// pricing (the plan's), operator_pricing (set by the host from the operator's settings).
-inline constexpr const char *kMoneyKeys[] = {"budget", "pricing", "operator_pricing"};
+// The `session:` keys only the operator sets: what a session may spend and at what prices
+// (budget, pricing, and operator_pricing, which the host fills from the operator's settings),
+// and skills (folders whose files are read, see skills.hpp).
+inline constexpr const char *kOperatorSessionKeys[] = {"budget", "pricing", "operator_pricing", "skills"};
 
 }  // namespace amplifier::host

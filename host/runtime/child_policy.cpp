@@ -1,5 +1,7 @@
 #include "child_policy.hpp"
 
+#include "skills.hpp"
+
 #include "agents.hpp"
 
 #include "amplifier/coordinator.hpp"
@@ -47,6 +49,7 @@ ChildSetup HostChildPolicy::setup(const MountPlan &parent_plan, const SpawnReque
 
 void HostChildPolicy::prepare(Session &child) {
   publish_agents(child, cwd_);
+  publish_skills(child, cwd_);
   if (attach_) attach_(child);
 }
 

@@ -3,6 +3,7 @@
 #include "approval_prompt.hpp"
 #include "child_policy.hpp"
 #include "settings.hpp"
+#include "skills.hpp"
 
 #include <cstdio>
 
@@ -52,6 +53,7 @@ std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
         terminal_approval_handler([&s] { return s.cancellation().is_cancelled(); }));
   }
   publish_agents(*session, folder);
+  publish_skills(*session, folder);
   return session;
 }
 

@@ -491,7 +491,11 @@ void Api::apply_signal(const std::string &id, const json::object &signal) {
       s->session().cancel(immediate ? CancelLevel::Immediate : CancelLevel::Graceful);
   } else if (type->as_string() == "steer") {
     const json::value *message = signal.if_contains("message");
-    if (message && message->is_string()) s->session().steer(std::string(message->as_string()));
+    try {
+      if (message && message->is_string()) s->session().steer(std::string(message->as_string()));
+    } catch (const std::invalid_argument &) {
+      // Refused where it was posted already; nothing else to say.
+    }
   } else if (type->as_string() == "approval") {
     const json::value *approval = signal.if_contains("approval_id");
     const json::value *decision = signal.if_contains("decision");
@@ -515,13 +519,23 @@ ApiResponse Api::steer(const ApiRequest &request, const std::string &id) {
   const std::string message = string_member(parse_body(request), "message", true);
   if (message.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ApiError(400, "invalid_request", "'message' is empty");
+  if (message.size() > Session::kMaxSteeringBytes)
+    throw ApiError(400, "invalid_request",
+                   fmt::format("'message' has {} bytes; a steering message has at most {}",
+                               message.size(), Session::kMaxSteeringBytes));
   auto s = sessions_.find(id);
   if (!s) {
     // Held by another server: the store passes it on to the holder.
     const bool held = forward_signal(id, json::object{{"type", "steer"}, {"message", message}});
     return json_response(202, json::object{{"id", id}, {"queued", held}, {"forwarded", true}});
   }
-  if (!s->session().steer(message))
+  bool queued = false;
+  try {
+    queued = s->session().steer(message);
+  } catch (const std::invalid_argument &e) {
+    throw ApiError(400, "invalid_request", e.what());
+  }
+  if (!queued)
     throw ApiError(409, "no_turn_running",
                    fmt::format("session '{}' is not running a turn: post the message to "
                                "/v1/sessions/{}/messages instead", id, id));

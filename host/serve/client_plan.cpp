@@ -40,9 +40,10 @@ std::vector<std::string> client_plan_refusals(const MountPlan &plan,
   if (!plan.includes.empty())
     refusals.push_back("includes: a client plan may not include files");
   if (!plan.agents.empty()) refusals.push_back("agents: a client plan may not define agents");
-  // Money is the operator's: the default plan's budget and prices apply to a client's plan
-  // (SessionFactory::client_plan), which may not loosen or reprice them.
-  for (const char *key : kMoneyKeys)
+  // Money and skill folders are the operator's: the default plan's budget and prices apply to a
+  // client's plan (SessionFactory::client_plan), which may not loosen or reprice them, nor
+  // name folders whose files the host reads.
+  for (const char *key : kOperatorSessionKeys)
     if (plan.session_extra.contains(key))
       refusals.push_back(fmt::format("session.{}: only the operator sets it", key));
   for_each_module(plan, [&](const ModuleSpec &spec, const std::string &path, PlanSection) {

@@ -63,13 +63,28 @@ void ServedSession::forward(HookEvent &event) {
 
 // The kernel's set_mode emits mode:changed, which forward() takes mutex_ to pass on: it is
 // called with the lock released.
+// Every change of the kernel's mode happens under mode_apply_mutex_ (never mutex_), so a
+// turn's end putting the session's own mode back and a client setting a new one cannot
+// overtake each other.
 void ServedSession::set_session_mode(std::shared_ptr<const SessionMode> mode) {
+  std::lock_guard applying(mode_apply_mutex_);
   {
     std::lock_guard lock(mutex_);
     own_mode_ = mode;
     if (turn_has_mode_) return;  // the running turn's own mode holds until it ends
   }
   session_->set_mode(std::move(mode));
+}
+
+void ServedSession::restore_own_mode() {
+  std::lock_guard applying(mode_apply_mutex_);
+  std::shared_ptr<const SessionMode> own;
+  {
+    std::lock_guard lock(mutex_);
+    turn_has_mode_ = false;
+    own = own_mode_;
+  }
+  session_->set_mode(std::move(own));
 }
 
 std::shared_ptr<const SessionMode> ServedSession::session_mode() const {
@@ -90,21 +105,24 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
     running_ = true;
     listener_ = std::make_shared<const Listener>(std::move(listener));
     approval_listener_ = std::move(on_approval);
-    turn_has_mode_ = turn_mode.has_value();
   }
-  if (turn_mode) session_->set_mode(*turn_mode);
+  if (turn_mode) {
+    std::lock_guard applying(mode_apply_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      turn_has_mode_ = true;
+    }
+    session_->set_mode(*turn_mode);
+  }
   // `this` outlives the turn: retire() waits for running_ to clear, the last thing done here.
-  auto finished = [this, done = std::move(done)](TurnResult result) {
-    std::optional<std::shared_ptr<const SessionMode>> restore;
+  auto finished = [this, had_mode = turn_mode.has_value(), done = std::move(done)](TurnResult result) {
     {
       std::lock_guard lock(mutex_);
       finishing_ = true;
       listener_ = nullptr;
       approval_listener_ = nullptr;
-      // A turn's own mode held for that turn only.
-      if (std::exchange(turn_has_mode_, false)) restore = own_mode_;
     }
-    if (restore) session_->set_mode(*restore);
+    if (had_mode) restore_own_mode();  // a turn's own mode held for that turn only
     done(std::move(result));
     std::lock_guard lock(mutex_);
     finishing_ = false;
@@ -120,9 +138,8 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
       running_ = false;
       listener_ = nullptr;
       approval_listener_ = nullptr;
-      turn_has_mode_ = false;
     }
-    if (turn_mode) session_->set_mode(session_mode());
+    if (turn_mode) restore_own_mode();
     throw;
   }
   return true;

@@ -100,7 +100,9 @@ class ServedSession {
   std::shared_ptr<const Listener> listener_;
   ApprovalListener approval_listener_;
   std::map<std::string, std::shared_ptr<Pending>> approvals_;
+  void restore_own_mode();
   ModeCatalog modes_;
+  std::mutex mode_apply_mutex_;  // held while the kernel's mode changes (see set_session_mode)
   std::shared_ptr<const SessionMode> own_mode_;  // guarded by mutex_
   bool turn_has_mode_ = false;                   // guarded by mutex_
 };

@@ -118,7 +118,7 @@ MountPlan SessionFactory::client_plan(const json::value &spec) const {
     throw ApiError(403, "plan_not_allowed", fmt::format("{}", fmt::join(refusals, "; ")));
   // What the operator's default plan requires (an approval hook) is there, as they mount it,
   // and the tools both mount keep the operator's folder and sandbox.
-  // ... and the operator's budget and prices hold for it (kMoneyKeys).
+  // ... and the operator's budget, prices and skill folders hold for it (kOperatorSessionKeys).
   narrow_to_parent(plan, options_.default_plan, /*inherit_confinement=*/true);
   return plan;
 }
@@ -245,6 +245,23 @@ std::shared_ptr<const SessionMode> mode_or_400(const ModeCatalog &modes, std::st
   }
 }
 
+// The mode a reopened session was created in. One this server does not have (its file or plan
+// changed, another server's) fails closed: the session opens (so it can be read, continued in
+// another mode or deleted) with no tool allowed until a client sets a mode.
+std::shared_ptr<const SessionMode> recorded_mode(const ModeCatalog &modes, std::string_view name) {
+  try {
+    return modes.find(name);
+  } catch (const ModeError &e) {
+    log(LogLevel::Warning, "serve", fmt::format("{}; the reopened session allows no tool until its mode is set", e.what()));
+    auto closed = std::make_shared<SessionMode>();
+    closed->name = std::string(name);
+    closed->description = "a mode this server does not have: no tool may run";
+    closed->allowed_tools_set = true;
+    closed->source = "unavailable";
+    return closed;
+  }
+}
+
 std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value metadata,
                                                      SessionOptions session_options) const {
   const fs::path dir = options_.root / "sessions" / session_options.session_id;
@@ -258,7 +275,8 @@ std::shared_ptr<ServedSession> SessionFactory::start(MountPlan plan, json::value
   ModeCatalog modes = ModeCatalog::discover(plan, dir);
   if (const json::value *serve = session_options.labels.if_contains("serve"); serve && serve->is_object())
     if (const json::value *mode = serve->as_object().if_contains("mode"); mode && mode->is_string())
-      session_options.mode = mode_or_400(modes, mode->as_string());
+      session_options.mode = session_options.resumed ? recorded_mode(modes, mode->as_string())
+                                                     : mode_or_400(modes, mode->as_string());
   LaunchOptions launch;
   launch.session = std::move(session_options);
   launch.folder = dir;

@@ -13,6 +13,7 @@
 #include "interrupts.hpp"
 #include "ledger_text.hpp"
 #include "modes.hpp"
+#include "skills.hpp"
 #include "session_launch.hpp"
 
 #include "amplifier/coordinator.hpp"
@@ -25,9 +26,12 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -56,6 +60,7 @@ constexpr const char *kHelp =
     "  /cost    what the session has cost: its calls, child sessions, tokens\n"
     "  /mode    the modes there are; /mode NAME enters one (plan, review, explore, ...),\n"
     "           /mode off leaves it\n"
+    "  /skill   the skills there are; /skill NAME [request] loads one and sends the request\n"
     "  /clear   forget the conversation (clears the context)\n"
     "  /exit    leave (Ctrl-D too)\n"
     "While a turn runs, a line you type (and Enter) goes to the model at its next step.\n"
@@ -151,7 +156,9 @@ class Chat {
   Chat(Session &session, InterruptWatcher &interrupts, std::shared_ptr<TextOutputState> text,
        std::shared_ptr<LedgerView> ledger, ModeCatalog modes)
       : session_(session), interrupts_(interrupts), text_(std::move(text)), ledger_(std::move(ledger)),
-        modes_(std::move(modes)) {}
+        modes_(std::move(modes)) {
+    share_terminal_with_approvals();
+  }
 
   // Called by the interrupt watcher's thread.
   void on_interrupt(int count) {
@@ -177,6 +184,7 @@ class Chat {
         continue;
       }
       run_turn(text);
+      if (input_ended_) break;  // Ctrl-D during the turn
     }
     std::fputc('\n', stdout);
     return 0;
@@ -239,12 +247,40 @@ class Chat {
     std::vector<std::string> unread = std::move(result.steering_not_delivered);
     unread.insert(unread.end(), typed_after_turn_.begin(), typed_after_turn_.end());
     typed_after_turn_.clear();
-    if (!unread.empty() && result.status != "cancelled") {
+    if (!unread.empty() && result.status == "cancelled") {
+      // A cancelled turn's unread lines are not sent on their own: shown, so nothing is lost.
+      for (const auto &line : unread)
+        std::fprintf(stderr, "amplifier: not sent (the turn was cancelled): %s\n", terminal_safe(line).c_str());
+    } else if (!unread.empty()) {
       std::string next;
       for (const auto &line : unread) next += (next.empty() ? "" : "\n") + line;
       std::fputs("amplifier: the turn ended before reading what you typed; it is the next prompt\n", stderr);
       run_turn(next);
     }
+  }
+
+  // An approval question (a hook's, a mode's) reads the terminal itself, on the turn's thread:
+  // while it asks, the steering reader below lets go of the terminal, so the answer goes to the
+  // question, not to the model. The session's handler (children get it too) is wrapped once.
+  void share_terminal_with_approvals() {
+    auto asks = session_.coordinator().approval_handler();
+    if (!asks) return;
+    session_.coordinator().set_approval_handler([this, asks](const json::object &request) {
+      {
+        std::unique_lock lock(terminal_mutex_);
+        asking_ = true;
+        steer_wake_.notify();
+        // Bounded: a reader that is not running (between turns) is paused already.
+        terminal_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return reader_paused_; });
+      }
+      json::object answer = asks(request);
+      {
+        std::lock_guard lock(terminal_mutex_);
+        asking_ = false;
+      }
+      steer_wake_.notify();
+      return answer;
+    });
   }
 
   // Runs the turn on a thread of its own while this one reads what the user types: each line
@@ -254,21 +290,45 @@ class Chat {
   TurnResult execute_steerable(const std::string &prompt) {
     WakePipe finished;
     TurnResult result;
+    {
+      std::lock_guard lock(terminal_mutex_);
+      reader_paused_ = false;
+    }
+    std::exception_ptr failure;  // rethrown here, as execute() on this thread would have
     std::thread turn([&] {
-      result = session_.execute(prompt);
+      try {
+        result = session_.execute(prompt);
+      } catch (...) {
+        failure = std::current_exception();
+      }
       finished.notify();
     });
     std::string typed;
     bool reading = true;
     while (true) {
-      pollfd fds[2] = {{finished.read_fd(), POLLIN, 0}, {STDIN_FILENO, static_cast<short>(reading ? POLLIN : 0), 0}};
-      if (::poll(fds, 2, -1) < 0) continue;  // EINTR
+      bool asking = false;
+      {
+        std::lock_guard lock(terminal_mutex_);
+        asking = asking_;
+        reader_paused_ = asking;
+      }
+      if (asking) terminal_cv_.notify_all();
+      const short want_input = static_cast<short>(reading && !asking ? POLLIN : 0);
+      // Once input ended (Ctrl-D), stdin is left out: a hung-up terminal reports POLLHUP for ever.
+      pollfd fds[3] = {{finished.read_fd(), POLLIN, 0}, {steer_wake_.read_fd(), POLLIN, 0},
+                       {reading ? STDIN_FILENO : -1, want_input, 0}};
+      if (::poll(fds, 3, -1) < 0) continue;  // EINTR
       if (fds[0].revents & POLLIN) break;
-      if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
+      if (fds[1].revents & POLLIN) {
+        steer_wake_.drain();
+        continue;
+      }
+      if (!(fds[2].revents & (POLLIN | POLLHUP))) continue;
       char buffer[1024];
       const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
       if (n <= 0) {
-        reading = false;  // end of input: the turn goes on, the session ends after it
+        reading = false;  // end of input (Ctrl-D): the turn goes on, then the chat ends
+        input_ended_ = true;
         continue;
       }
       typed.append(buffer, static_cast<std::size_t>(n));
@@ -278,6 +338,12 @@ class Chat {
       }
     }
     turn.join();
+    {
+      std::lock_guard lock(terminal_mutex_);
+      reader_paused_ = true;
+    }
+    terminal_cv_.notify_all();
+    if (failure) std::rethrow_exception(failure);
     return result;
   }
 
@@ -287,10 +353,14 @@ class Chat {
       std::fputs("amplifier: commands wait until the turn ends (not sent)\n", stderr);
       return;
     }
-    if (session_.steer(line))
-      std::fputs("amplifier: the model reads that at its next step\n", stderr);
-    else
-      typed_after_turn_.push_back(line);  // the turn just ended: it becomes the next prompt
+    try {
+      if (session_.steer(line))
+        std::fputs("amplifier: the model reads that at its next step\n", stderr);
+      else
+        typed_after_turn_.push_back(line);  // the turn just ended: it becomes the next prompt
+    } catch (const std::invalid_argument &e) {
+      std::fprintf(stderr, "amplifier: not sent: %s\n", e.what());
+    }
   }
 
   // Without the display: prints the answer when nothing streamed, and ends its line.
@@ -314,6 +384,7 @@ class Chat {
     else if (name == "/cost") print_cost();
     else if (name == "/clear") clear_context();
     else if (name == "/mode") change_mode(trim(text.substr(name.size())));
+    else if (name == "/skill") return use_skill(trim(text.substr(name.size())));
     else std::fprintf(stdout, "unknown command %s (try /help)\n", name.c_str());
     std::fflush(stdout);
     return true;
@@ -359,6 +430,36 @@ class Chat {
     std::fputs(ledger_text(*ledger).c_str(), stdout);
   }
 
+  // "/skill": the skills there are; "/skill NAME [request]": a turn whose prompt is the skill's
+  // instructions (and files), then the request.
+  bool use_skill(const std::string &args) {
+    const SkillCatalog catalog = SkillCatalog::discover(session_.plan(), fs::current_path());
+    if (args.empty()) {
+      if (catalog.skills().empty()) std::fputs("no skills (see the README: Skills)\n", stdout);
+      for (const auto &skill : catalog.skills())
+        std::fprintf(stdout, "  %-24s %s\n", skill.name.c_str(), terminal_safe(skill.description).c_str());
+      return true;
+    }
+    const std::string name = args.substr(0, args.find(' '));
+    const SkillDefinition *skill = catalog.find(name);
+    if (!skill) {
+      std::fprintf(stdout, "there is no skill '%s' (/skill lists them)\n", terminal_safe(name).c_str());
+      return true;
+    }
+    std::string prompt;
+    try {
+      prompt = load_skill(*skill);
+    } catch (const std::exception &e) {
+      std::fprintf(stdout, "%s\n", terminal_safe(e.what()).c_str());
+      return true;
+    }
+    const std::string request = name.size() < args.size() ? trim(args.substr(name.size())) : std::string();
+    if (!request.empty()) prompt += "\n\n" + request;
+    std::fflush(stdout);
+    run_turn(prompt);
+    return true;
+  }
+
   // "/mode": the modes there are, the current one starred; "/mode NAME": enter it.
   void change_mode(const std::string &name) {
     const auto current = session_.mode();
@@ -395,6 +496,13 @@ class Chat {
   WakePipe wake_;
   ModeCatalog modes_;
   std::vector<std::string> typed_after_turn_;  // lines the turn ended before taking
+  bool input_ended_ = false;                   // Ctrl-D came while a turn ran
+  // Who reads the terminal during a turn: the steering reader, or an approval question.
+  std::mutex terminal_mutex_;
+  std::condition_variable terminal_cv_;
+  bool asking_ = false;         // an approval question has the terminal
+  bool reader_paused_ = true;   // the steering reader is not reading (or not running)
+  WakePipe steer_wake_;         // wakes the steering reader when asking_ changes
   std::string prompt_;  // what libedit shows; kept alive while the handler is installed
 };
 

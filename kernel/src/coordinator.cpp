@@ -500,7 +500,10 @@ std::shared_ptr<const SessionMode> Coordinator::mode() const {
 
 std::string Coordinator::ask_for_mode(const SessionMode &mode, std::string_view tool_name,
                                       std::string_view input_json) {
-  boost::json::value input = boost::json::parse(input_json);  // checked valid by the caller
+  // Read as the kernel reads model input (deep nesting allowed); shown as text if it is not JSON.
+  boost::json::error_code ec;
+  boost::json::value input = boost::json::parse(input_json, ec, {}, kernel_parse_options());
+  if (ec) input = boost::json::value(input_json);
   const boost::json::object answer = request_approval(boost::json::object{
       {"prompt", fmt::format("{} mode asks before {} runs", mode.name, tool_name)},
       {"options", boost::json::array{"allow_once", "deny"}},

@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <condition_variable>
 #include <mutex>
 
@@ -136,10 +138,19 @@ struct Session::Impl {
     if (options.mode) remind_of_mode();
   }
 
-  // What was steered and not yet read, taken (empty when none).
-  std::vector<std::string> take_steering() {
+  // What was steered and not yet read, taken (empty when none); with `max_bytes`, only the
+  // oldest messages that fit in it together (at least one: Session::steer caps their size).
+  std::vector<std::string> take_steering(std::size_t max_bytes = SIZE_MAX) {
     std::lock_guard lock(steering_mutex);
-    return std::exchange(steering, {});
+    if (max_bytes == SIZE_MAX) return std::exchange(steering, {});
+    std::vector<std::string> taken;
+    std::size_t bytes = 0;
+    while (!steering.empty() && (taken.empty() || bytes + steering.front().size() + 2 <= max_bytes)) {
+      bytes += steering.front().size() + 2;
+      taken.push_back(std::move(steering.front()));
+      steering.erase(steering.begin());
+    }
+    return taken;
   }
 
   static std::string joined(const std::vector<std::string> &messages) {
@@ -156,9 +167,12 @@ struct Session::Impl {
 
   // From the first steer on: before each provider call the queued messages become a user
   // message the conversation keeps (a durable injection, which the loop stores before it builds
-  // the request); when the model has answered and the turn would end, they keep it going
-  // instead (a turn:stop deny, whose reason the loop stores as a user message). Both run before
-  // the plan's hooks (priority -2000).
+  // the request), as many as one injection carries (HookRegistry::kMaxInjectionBytes; the rest
+  // wait for the next step); when the model has answered and the turn would end, they keep it
+  // going instead (a turn:stop deny, whose reason the loop stores as a user message). At
+  // provider:request the handler runs after the plan's hooks (priority 2000), so a hook's deny,
+  // which ends the turn, leaves the messages queued and handed back; at turn:stop before them
+  // (-2000), so a hook's deny does not take their place.
   void deliver_steering() {
     std::lock_guard lock(steering_mutex);
     if (steering_registered) return;
@@ -167,7 +181,7 @@ struct Session::Impl {
         std::string(events::kProviderRequest),
         [this](std::string_view, const boost::json::object &) {
           HookResult result;
-          const auto messages = take_steering();
+          const auto messages = take_steering(HookRegistry::kMaxInjectionBytes);
           if (messages.empty()) return result;
           result.action = HookAction::InjectContext;
           result.context_injection = joined(messages);
@@ -175,7 +189,7 @@ struct Session::Impl {
           announce_delivery(messages, events::kProviderRequest);
           return result;
         },
-        /*priority=*/-2000, "kernel:steering");
+        /*priority=*/2000, "kernel:steering");
     hooks.register_handler(
         std::string(events::kTurnStop),
         [this](std::string_view, const boost::json::object &data) {
@@ -209,10 +223,9 @@ struct Session::Impl {
           result.action = HookAction::InjectContext;
           result.context_injection = mode_reminder(*mode);
           result.context_injection_role = "user";
+          // Its own message, marked as the request's only (metadata.ephemeral_from): a tool
+          // result it were appended to would change, and with it the provider's cached prefix.
           result.ephemeral = true;
-          // After a tool result, read with it: the request still ends with the tool's answer,
-          // which is what the model (and a scripted provider) answers next.
-          result.append_to_last_tool_result = true;
           return result;
         },
         /*priority=*/1000, "kernel:mode");
@@ -399,6 +412,10 @@ amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResul
 
 bool Session::steer(std::string message) {
   auto &s = *impl_;
+  // One message fits one injection whole (HookRegistry::kMaxInjectionBytes), never cut.
+  if (message.size() > kMaxSteeringBytes)
+    throw std::invalid_argument("a steering message has at most " + std::to_string(kMaxSteeringBytes) +
+                                " bytes; this one has " + std::to_string(message.size()));
   s.deliver_steering();
   {
     std::lock_guard turn(s.turn_mutex);  // see on_finish in start()

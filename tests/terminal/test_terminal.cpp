@@ -177,13 +177,14 @@ TEST_CASE("Ctrl-C at the prompt clears the line; /status, /tools, /clear and /ex
 
 TEST_CASE("/mode lists the modes, enters plan mode (shown in the prompt, the tool refused) and leaves it") {
   Scratch s;
+  const fs::path log = s.dir / "events.jsonl";
   auto p = s.write("plan.yaml", plan(R"(      responses:
         - tool_calls:
             - {id: call_1, name: c_upper, input: {text: "in plan mode"}}
         - text: "first turn over"
         - tool_calls:
             - {id: call_2, name: c_upper, input: {text: "after leaving"}}
-)"));
+)", "  - module: hooks-logging\n    config: {session_log_template: '" + log.string() + "'}\n"));
   TmuxPane pane(s.chat_command(p), s.dir.string());
   submit_at(pane, 1, "/mode");
   CHECK_MESSAGE(pane.wait_for("mode: none", kPatience), pane.screen());
@@ -205,8 +206,12 @@ TEST_CASE("/mode lists the modes, enters plan mode (shown in the prompt, the too
   submit_at(pane, 3, "shout again");
   // Out of plan mode the tool runs: the mock's answer quotes its upper-cased output.
   CHECK_MESSAGE(pane.wait_for("AFTER LEAVING", kPatience), pane.screen());
-  CHECK(pane.count("IN PLAN MODE") == 0);
   submit_at(pane, 4, "/exit");
+  REQUIRE_MESSAGE(wait_for_file(log, "\"session:end\"", kPatience), read_file(log));
+  const std::string events = read_file(log);
+  CHECK(events.find("Tool 'c_upper' is not available in plan mode") != std::string::npos);
+  CHECK(events.find("IN PLAN MODE") == std::string::npos);  // c_upper never ran in plan mode
+  CHECK(events.find("\"mode:changed\"") != std::string::npos);
 }
 
 TEST_CASE("a line typed while a turn runs steers it: the model reads it at its next step") {
@@ -231,6 +236,24 @@ providers:
   // The answer to the steered line follows the first one, in the same turn.
   CHECK_MESSAGE(pane.wait_for("Mock response to: STEER-NOTE", kPatience), pane.screen());
   submit_at(pane, 2, "/exit");
+}
+
+TEST_CASE("/skill lists the skills and /skill NAME request sends the skill's instructions with the request") {
+  Scratch s;
+  s.write("home/.config/amplifier/skills/greet/SKILL.md",
+          "---\nname: greet\ndescription: Greets people warmly.\n---\nSay GREETING-RULE first.\n");
+  auto p = s.write("plan.yaml", "session:\n  orchestrator: loop-basic\n  context: context-simple\n"
+                                "providers:\n  - module: provider-mock\n");
+  TmuxPane pane(s.chat_command(p), s.dir.string());
+  submit_at(pane, 1, "/skill");
+  CHECK_MESSAGE(pane.wait_for("Greets people warmly.", kPatience), pane.screen());
+  submit_at(pane, 2, "/skill nosuch");
+  CHECK_MESSAGE(pane.wait_for("there is no skill 'nosuch'", kPatience), pane.screen());
+  submit_at(pane, 3, "/skill greet say hi to Ada");
+  // provider-mock answers "Mock response to: <the prompt>": the skill came first.
+  CHECK_MESSAGE(pane.wait_for("Mock response to: <skill name=\"greet\"", kPatience), pane.screen());
+  CHECK_MESSAGE(pane.wait_for("say hi to Ada", kPatience), pane.screen());
+  submit_at(pane, 4, "/exit");
 }
 
 namespace {

@@ -119,7 +119,9 @@ class Session {
   // steering:delivered when it reached the conversation; one the turn ended before reading is
   // in its TurnResult's steering_not_delivered. Works with an orchestrator that emits
   // provider:request (and turn:stop), as the agent loops do.
+  // Throws std::invalid_argument for a message over kMaxSteeringBytes.
   bool steer(std::string message);
+  static constexpr std::size_t kMaxSteeringBytes = 8 * 1024;
 
   // Thread-safe and async-signal-adjacent (call from a watcher thread, not a signal handler):
   // raises the session's cancellation level and notifies the running turn.

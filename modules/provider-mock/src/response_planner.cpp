@@ -144,6 +144,12 @@ const amplifier::ToolResultBlock *tool_result_block(const amplifier::Message &me
   return nullptr;
 }
 
+bool request_only(const amplifier::Message &message) {
+  if (!message.metadata) return false;
+  const json::value *from = message.metadata->if_contains("ephemeral_from");
+  return from && from->is_number() && from->to_number<double>() == 0;
+}
+
 bool is_tool_result(const amplifier::Message &message) {
   return message.role == amplifier::Role::tool || tool_result_block(message) != nullptr;
 }
@@ -285,8 +291,13 @@ ResponsePlanner::Content ResponsePlanner::default_content(const amplifier::ChatR
   const std::string prompt = last_prompt(messages);
   const bool offers_tools = request.tools && !request.tools->empty();
 
-  if (!messages.empty() && is_tool_result(messages.back())) {
-    const auto &result = messages.back();
+  // While tools are offered, a message only this request carries (an ephemeral injection,
+  // metadata.ephemeral_from 0: a mode's reminder) is context, not what the model answers; the
+  // loop's final call without tools still echoes its reminder.
+  auto last = messages.rbegin();
+  while (offers_tools && last != messages.rend() && request_only(*last)) ++last;
+  if (last != messages.rend() && is_tool_result(*last)) {
+    const auto &result = *last;
     const std::string name = tool_name_for(messages, tool_call_id_of(result));
     const std::string output = tool_result_text(result);
     content.thinking = "The tool " + name + " returned " + std::to_string(output.size()) +
