@@ -1,20 +1,34 @@
-# cmake -DSOURCE_DIR=<folder> -DOUTPUT=<file.cpp> -P embed_web_assets.cmake
-# Writes a C++ source that holds every file of SOURCE_DIR (not its sub-folders) as a byte
+# cmake -DSOURCE_DIR=<folder> -DOUTPUT=<file.cpp> [-DEXTRA_FILES=name=path|name=path]
+#       -P embed_web_assets.cmake
+# Writes a C++ source that holds every file of SOURCE_DIR (not its sub-folders), and each
+# EXTRA_FILES path under its name (the Debian packages' scripts the page uses), as a byte
 # array, with a strong ETag made from the file's SHA-256, for web_assets() (web_assets.hpp).
 # Plain CMake, so the build needs no xxd. The output is rewritten only when it changes.
 cmake_minimum_required(VERSION 3.20)
 file(GLOB files LIST_DIRECTORIES false RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/*)
 list(SORT files)
-set(arrays "")
-set(entries "")
-set(index 0)
-string(REPEAT "0x..," 16 line_of_bytes)  # CMake's regular expressions have no {16}
+set(sources "")
 foreach(name IN LISTS files)
   if(name MATCHES "^\\." OR name MATCHES "[\"\\\\]")
     continue()  # editor droppings; a name that would need escaping is not an asset
   endif()
-  file(READ ${SOURCE_DIR}/${name} hex HEX)
-  file(SHA256 ${SOURCE_DIR}/${name} sha)
+  list(APPEND sources "${name}=${SOURCE_DIR}/${name}")
+endforeach()
+if(EXTRA_FILES)
+  string(REPLACE "|" ";" extra "${EXTRA_FILES}")
+  list(APPEND sources ${extra})
+endif()
+set(arrays "")
+set(entries "")
+set(index 0)
+string(REPEAT "0x..," 16 line_of_bytes)  # CMake's regular expressions have no {16}
+foreach(source IN LISTS sources)
+  string(FIND "${source}" "=" split)
+  string(SUBSTRING "${source}" 0 ${split} name)
+  math(EXPR from "${split} + 1")
+  string(SUBSTRING "${source}" ${from} -1 path)
+  file(READ ${path} hex HEX)
+  file(SHA256 ${path} sha)
   string(SUBSTRING ${sha} 0 20 etag)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(REGEX REPLACE "(${line_of_bytes})" "\\1\n    " bytes "${bytes}")

@@ -11,6 +11,9 @@ packages=(
   libgumbo-dev  # tool-web: the HTML5 parser web_fetch turns pages into text with
   libpq-dev postgresql  # context-postgres (libpq), and the PostgreSQL 15 server its tests start
   json-schema-test-suite  # the official JSON-Schema-Test-Suite's draft 7 files, run by test_json_schema against the validator
+  # serve's web page renders answers as Markdown with these, embedded into the binary at build
+  # time (host/CMakeLists.txt): marked, DOMPurify, highlight.js.
+  libjs-marked node-dompurify libjs-highlight.js
   nginx-light  # the load balancer in front of three serve processes (test_postgres_lb.cpp; the test runs its own, with its own config)
   # The browser test of serve's web page (test_serve_browser, label browser): headless Chromium
   # driven by puppeteer-core. --no-install-recommends leaves out fonts-liberation; DejaVu (also

@@ -392,9 +392,12 @@ TEST_CASE("the web page's files need no token and come with their type, CSP, nos
   CHECK(page.headers["etag"].starts_with('"'));
 
   // Every file the page names is there, with its type.
-  const std::map<std::string, std::string> types = {{"app.js", "text/javascript; charset=utf-8"},
-                                                    {"style.css", "text/css; charset=utf-8"},
-                                                    {"icon.svg", "image/svg+xml"}};
+  // (marked, DOMPurify and highlight.js come from Debian's packages, embedded at build time.)
+  const std::string js = "text/javascript; charset=utf-8", css = "text/css; charset=utf-8";
+  const std::map<std::string, std::string> types = {
+      {"app.js", js},           {"marked.min.js", js}, {"purify-shim.js", js},
+      {"purify.min.js", js},    {"highlight.min.js", js}, {"style.css", css},
+      {"highlight.css", css},   {"icon.svg", "image/svg+xml"}};
   const std::regex reference(R"re((?:src|href)="/assets/([^"]+)")re");
   std::set<std::string> named;
   for (std::sregex_iterator it(page.body.begin(), page.body.end(), reference), end; it != end; ++it)

@@ -172,6 +172,46 @@ TEST_CASE("the web page runs turns: approval, tool call, folded thinking, stream
   MESSAGE("screenshots: ", shot.string(), ", ", (kArtifacts / "serve-chat-approval.png").string());
 }
 
+TEST_CASE("answers render as Markdown (headings, lists, tables, links, highlighted code with a copy button); the model's HTML stays inert text") {
+  require_browser();
+  Scratch s;
+  // A JSON string in YAML: the answer's newlines and quotes as they are.
+  const std::string answer =
+      "## Result\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+      "See [the docs](https://example.com/docs) and [this](javascript:window.__pwned=3).\n\n"
+      "```cpp\nint main() { return 0; }\n```\n\n"
+      "<img src=x onerror=\"window.__pwned=1\"> <script>window.__pwned=2</script>\n\n"
+      "<b>bold?</b> ![pic](https://example.com/x.png)";
+  const std::string plan = std::string(R"(session: {orchestrator: loop-streaming, context: context-simple}
+providers:
+  - module: provider-mock
+    config:
+      responses:
+        - text: )") + json::serialize(json::value(answer)) + "\n";
+  ServeProcess serve(s, {"--plan", s.write("markdown.yaml", plan).string()});
+  const fs::path shot = kArtifacts / "serve-markdown.png";
+  const json::object summary = drive({"markdown", login_url_of(s, serve), shot.string()});
+  INFO(json::serialize(summary));
+  check_no_problems(summary);
+  for (const char *when : {"live", "stored"}) {
+    CAPTURE(when);
+    const json::object &seen = summary.at(when).as_object();
+    CHECK(seen.at("pwned").is_null());
+    CHECK(seen.at("markup").as_int64() == 0);
+    CHECK(seen.at("shown_as_text").as_bool());
+    CHECK(seen.at("headings").as_array() == json::array{"Result"});
+    CHECK(seen.at("list_items").as_int64() == 2);
+    CHECK(seen.at("table_cells").as_array() == json::array{"1", "2"});
+    CHECK(text(seen.at("link").at("href")) == "https://example.com/docs");
+    CHECK(text(seen.at("link").at("target")) == "_blank");
+    CHECK(text(seen.at("link").at("rel")) == "noopener noreferrer");
+    CHECK(seen.at("javascript_links").as_int64() == 0);
+    CHECK(text(seen.at("code")) == "int main() { return 0; }\n");
+    CHECK(seen.at("code_highlighted").as_int64() > 0);
+    CHECK(seen.at("copy_buttons").as_int64() == 1);
+  }
+}
+
 TEST_CASE("the web page asks for the bearer token when the API wants one") {
   require_browser();
   Scratch s;

@@ -1,6 +1,8 @@
 // The web chat page of `amplifier serve`: plain JavaScript over the server's own JSON + SSE API
 // (the routes of /v1/openapi.json). Everything a model or tool wrote reaches the page as text
-// (textContent, text nodes), never as HTML.
+// (textContent, text nodes), never as HTML, with one exception: a finished answer is shown as
+// Markdown (renderMarkdown), where raw HTML the model wrote is escaped to text by marked's
+// renderer and the result then passes DOMPurify, so no markup of the model's reaches the DOM.
 
 const TOKEN_KEY = "amplifier.serve.token";
 const TITLES_KEY = "amplifier.serve.titles";
@@ -32,6 +34,65 @@ function el(tag, props = {}, ...children) {
   }
   node.append(...children.filter((c) => c !== null && c !== undefined));
   return node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown: marked (GFM: headings, lists, tables, links, fenced code), DOMPurify, highlight.js.
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+// HTML written in the Markdown (a block or inline) is shown as the text it is; an image shows
+// its description (the page loads nothing from elsewhere).
+function markdownRenderer() {
+  const renderer = new window.marked.Renderer();
+  renderer.html = (html) => escapeHtml(html);
+  renderer.image = (href, title, text) => escapeHtml(text || href || "");
+  return renderer;
+}
+
+const PURIFY = {
+  ALLOWED_TAGS: ["p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote",
+    "pre", "code", "em", "strong", "del", "a", "table", "thead", "tbody", "tr", "th", "td", "input", "span"],
+  ALLOWED_ATTR: ["href", "title", "class", "start", "align", "type", "checked", "disabled"],
+  ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
+};
+
+// Renders `text` into `container` as Markdown; without the libraries (a page served without
+// them), as text.
+function renderMarkdown(container, text) {
+  const { marked, DOMPurify, hljs } = window;
+  if (!marked || !DOMPurify) {
+    container.textContent = text;
+    return;
+  }
+  const html = marked
+    .parse(text, { renderer: markdownRenderer(), gfm: true, headerIds: false, mangle: false })
+    .trim(); // no text node after the last block: the answer's text is exactly what was said
+  // Parsed inertly (a template's content runs nothing) from DOMPurify's sanitised text.
+  const template = document.createElement("template");
+  template.innerHTML = DOMPurify.sanitize(html, PURIFY);
+  container.replaceChildren(template.content);
+  container.classList.add("markdown");
+  for (const link of container.querySelectorAll("a")) {
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+  }
+  for (const code of container.querySelectorAll("pre > code")) {
+    if (hljs) hljs.highlightBlock(code);
+    const copy = el("button", { class: "copy", type: "button", text: "Copy" });
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(code.textContent);
+        copy.textContent = "Copied";
+      } catch {
+        copy.textContent = "Copy failed";
+      }
+      setTimeout(() => (copy.textContent = "Copy"), 1500);
+    });
+    code.parentElement.classList.add("code-block");
+    code.parentElement.prepend(copy);
+  }
 }
 
 function prettyJson(value) {
@@ -351,7 +412,7 @@ class TurnView {
     } else if (block.node.matches("details.thinking")) {
       this.finishThinking(block.node, thinkingText(final));
     } else if (typeof final.text === "string") {
-      block.node.querySelector(".stream").textContent = final.text; // exactly what was stored
+      renderMarkdown(block.node.querySelector(".stream"), final.text); // exactly what was stored
     }
   }
 
@@ -490,8 +551,11 @@ class TurnView {
     details.classList.add("done");
   }
 
-  addText(text) {
-    const node = el("div", { class: "text" }, el("span", { class: "stream" }, text));
+  // An answer's text: streamed into as text, shown as Markdown once whole (`markdown`: at once).
+  addText(text, markdown = false) {
+    const stream = el("div", { class: "stream" }, text);
+    if (markdown) renderMarkdown(stream, text);
+    const node = el("div", { class: "text" }, stream);
     this.body.append(node);
     return node;
   }
@@ -641,10 +705,25 @@ class SessionView {
     this.root.replaceChildren();
     renderHistory(this, session.messages ?? []);
     this.loaded = true;
+    this.mode = session.mode ?? null;
+    this.cost = session.ledger?.total?.usd ?? null;
+    updateChrome();
   }
 
   addUser(text) {
     this.root.append(el("div", { class: "user" }, el("div", { class: "bubble", text })));
+  }
+
+  // What the header shows of the session: its cost (this session's ledger, not a child's) and
+  // its mode, as the turn's events change them.
+  follow(name, data) {
+    if (name === "ledger:update" && data.session_id === this.id) {
+      this.cost = data.ledger?.total?.usd ?? this.cost;
+      updateChrome();
+    } else if (name === "mode:changed" && data.session_id === this.id) {
+      this.mode = data.to ?? null;
+      updateChrome();
+    }
   }
 
   newTurn() {
@@ -668,7 +747,10 @@ class SessionView {
         const event = JSON.parse(frame.data);
         const nearEnd = isNearEnd();
         if (frame.name === "turn:result") result = event.data ?? {};
-        else turn.handle(frame.name, event.data ?? {});
+        else {
+          this.follow(frame.name, event.data ?? {});
+          turn.handle(frame.name, event.data ?? {});
+        }
         if (nearEnd) scrollToEnd();
       }
       turn.finish(result ?? { status: "error", error: "the connection ended before the turn did" });
@@ -729,7 +811,7 @@ function renderStoredBlock(turn, block) {
   if (["thinking", "redacted_thinking", "reasoning"].includes(block.type)) {
     turn.addThinking(thinkingText(block), true);
   } else if (block.type === "text" && block.text) {
-    turn.addText(block.text);
+    turn.addText(block.text, true);
   } else if (block.type === "tool_call") {
     turn.toolCard(block.id, block.name, block.input ?? {});
   }
@@ -864,7 +946,10 @@ function updateChrome() {
   const started = session?.created
     ? ` · started ${new Date(session.created).toLocaleString()}`
     : "";
-  $("session-meta").textContent = state.selected ? `${state.selected}${started}` : "";
+  // The session's mode and what it cost so far, as the server last said (GET, ledger:update).
+  const mode = view?.mode ? ` · ${view.mode} mode` : "";
+  const cost = typeof view?.cost === "number" ? ` · $${view.cost.toFixed(4)}` : "";
+  $("session-meta").textContent = state.selected ? `${state.selected}${started}${mode}${cost}` : "";
   const runningHere = Boolean(view?.running);
   const runningElsewhere = !runningHere && Boolean(session?.running);
   const status = $("turn-status");

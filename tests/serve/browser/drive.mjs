@@ -4,6 +4,7 @@
 //   node drive.mjs chat  URL SCREENSHOT.png         a whole turn: approval, tool call, thinking,
 //                                                    streamed answer, the session list, a reload
 //   node drive.mjs token URL TOKEN SCREENSHOT.png   a server that wants its bearer token
+//   node drive.mjs markdown URL SCREENSHOT.png      an answer in Markdown, with HTML in it
 //
 // Prints one JSON line: what the page showed (the C++ test checks it), or {"error": "..."} with
 // exit status 1. CHROMIUM names the browser (default /usr/bin/chromium).
@@ -275,11 +276,55 @@ async function token(url, secret, shot) {
   }
 }
 
+// An answer in Markdown with model-written HTML in it: what the page made of it, then after a
+// reload (the stored history renders the same way).
+async function markdown(url, shot) {
+  const browser = await launch();
+  try {
+    const { page, problems } = await openPage(browser, url);
+    await page.waitForSelector("body[data-ready=true]");
+    await newSessionWith(page, "Show me some Markdown");
+    await page.waitForSelector(`${VISIBLE} .turn[data-status]`, { timeout: 30000 });
+    const read = () =>
+      page.$eval(VISIBLE, (view) => {
+        const answer = [...view.querySelectorAll(".text .markdown")].pop();
+        return {
+          pwned: window.__pwned ?? null,
+          headings: [...answer.querySelectorAll("h2")].map((h) => h.textContent),
+          list_items: answer.querySelectorAll("ul > li").length,
+          table_cells: [...answer.querySelectorAll("table td")].map((td) => td.textContent),
+          link: answer.querySelector("a") && {
+            href: answer.querySelector("a").getAttribute("href"),
+            target: answer.querySelector("a").target,
+            rel: answer.querySelector("a").rel,
+          },
+          code: answer.querySelector("pre > code")?.textContent ?? null,
+          code_highlighted: answer.querySelectorAll("pre > code.hljs span").length,
+          copy_buttons: answer.querySelectorAll("pre.code-block > button.copy").length,
+          markup: answer.querySelectorAll("script, img, iframe, [onerror], [onclick], b").length,
+          shown_as_text: answer.textContent.includes("<img src=x onerror=") &&
+            answer.textContent.includes("<script>"),
+          javascript_links: answer.querySelectorAll('a[href^="javascript"]').length,
+        };
+      });
+    const live = await read();
+    await screenshot(page, shot);
+    await page.reload({ waitUntil: "load" });
+    await page.waitForSelector("body[data-ready=true]");
+    await page.waitForSelector(`${VISIBLE} .text .markdown`);
+    const stored = await read();
+    return { live, stored, problems };
+  } finally {
+    await browser.close();
+  }
+}
+
 const [mode, ...args] = process.argv.slice(2);
 try {
   let summary;
   if (mode === "chat" && args.length === 2) summary = await chat(...args);
   else if (mode === "token" && args.length === 3) summary = await token(...args);
+  else if (mode === "markdown" && args.length === 2) summary = await markdown(...args);
   else throw new Failure("usage: drive.mjs chat URL SCREENSHOT | token URL TOKEN SCREENSHOT");
   console.log(JSON.stringify(summary));
 } catch (error) {
