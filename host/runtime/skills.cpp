@@ -26,9 +26,17 @@ constexpr std::size_t kMaxDescriptionChars = 1024;
 
 bool valid_skill_name(std::string_view name) {
   return !name.empty() && name.size() <= kMaxNameChars && name.front() != '-' && name.back() != '-' &&
+         name.find("--") == std::string_view::npos &&
          std::all_of(name.begin(), name.end(), [](char c) {
            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
          });
+}
+
+// Characters (code points) of UTF-8 text: the spec's limits count characters.
+std::size_t characters(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 
 std::string scalar_of(const YAML::Node &node, const std::string &key, const std::string &origin) {
@@ -38,7 +46,7 @@ std::string scalar_of(const YAML::Node &node, const std::string &key, const std:
   return value.Scalar();
 }
 
-// `allowed-tools`: a list, or Claude Code's comma- or space-separated text.
+// `allowed-tools`: a list, or Claude Code's comma-separated text ("Bash(git status:*), Read").
 std::vector<std::string> tools_of(const YAML::Node &node, const std::string &origin) {
   const YAML::Node value = node["allowed-tools"];
   std::vector<std::string> tools;
@@ -53,13 +61,22 @@ std::vector<std::string> tools_of(const YAML::Node &node, const std::string &ori
   if (!value.IsScalar()) throw FrontMatterError(fmt::format("{}: 'allowed-tools' must be a list of tool names", origin));
   std::string current;
   for (char c : value.Scalar() + ",") {
-    if (c == ',' || c == ' ') {
-      if (!current.empty()) tools.push_back(std::exchange(current, {}));
-    } else {
+    if (c != ',') {
       current += c;
+      continue;
     }
+    const auto first = current.find_first_not_of(' ');
+    if (first != std::string::npos) tools.push_back(current.substr(first, current.find_last_not_of(' ') - first + 1));
+    current.clear();
   }
   return tools;
+}
+
+// A relative folder of the plan's session.skills.paths is the plan file's folder's.
+fs::path relative_to_plan(const MountPlan &plan, fs::path path) {
+  std::error_code ec;
+  if (path.is_absolute() || !fs::is_regular_file(plan.file, ec)) return path;
+  return fs::path(plan.file).parent_path() / path;
 }
 
 }  // namespace
@@ -78,9 +95,9 @@ SkillDefinition parse_skill_markdown(std::string_view text, const std::string &o
                                          origin, kMaxNameChars, skill.name));
     if (skill.description.empty())
       throw FrontMatterError(fmt::format("{}: 'description' is required: what the skill does and when to use it", origin));
-    if (skill.description.size() > kMaxDescriptionChars)
+    if (characters(skill.description) > kMaxDescriptionChars)
       throw FrontMatterError(fmt::format("{}: 'description' is {} characters; at most {}", origin,
-                                         skill.description.size(), kMaxDescriptionChars));
+                                         characters(skill.description), kMaxDescriptionChars));
     return skill;
   } catch (const FrontMatterError &e) {
     throw std::runtime_error(e.what());
@@ -101,30 +118,40 @@ SkillCatalog SkillCatalog::discover(const MountPlan &plan, const fs::path &proje
       else if (key == "paths" && value.is_array())
         for (const auto &p : value.get_array()) {
           if (!p.is_string()) throw std::runtime_error(fmt::format("{}: session.skills.paths must be a list of folders", plan.file));
-          plan_paths.push_back(ms::expand_home(std::string_view(p.get_string())));
+          plan_paths.push_back(relative_to_plan(plan, ms::expand_home(std::string_view(p.get_string()))));
         }
       else
         throw std::runtime_error(fmt::format("{}: session.skills.{}: not known (paths: a list of folders, claude: true/false)",
                                              plan.file, std::string_view(key)));
     }
   }
-  // Each folder's skills: its sub-folders with a SKILL.md, in name order.
-  auto read_root = [&](const fs::path &root) {
+  // Each folder's skills: its sub-folders with a SKILL.md, in name order, published by their
+  // real (canonical) paths, which the skill tool requires. In a project folder, which a model
+  // can write to, a symbolic link (a skill folder or SKILL.md pointing elsewhere, at a
+  // credentials file, say) is refused; the operator's folders may link to where they keep them.
+  auto read_root = [&](const fs::path &root, bool project) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) return;
     std::vector<fs::path> folders;
     for (const auto &entry : fs::directory_iterator(root, ec))
       if (entry.is_directory(ec) && fs::exists(entry.path() / "SKILL.md", ec)) folders.push_back(entry.path());
     std::sort(folders.begin(), folders.end());
-    for (const auto &folder : folders) {
-      const fs::path file = folder / "SKILL.md";
+    for (const auto &found : folders) {
       try {
+        if (project && (fs::is_symlink(found) || fs::is_symlink(found / "SKILL.md")))
+          throw std::runtime_error(fmt::format("{}: a symbolic link in a project folder; skipped", found.string()));
+        const fs::path folder = fs::canonical(found);
+        const fs::path file = folder / "SKILL.md";
         SkillDefinition skill = parse_skill_markdown(read_small_file(file, kMaxSkillFileBytes, "a SKILL.md"),
                                                      file.string(), folder);
-        if (skill.name != folder.filename().string())
-          catalog.problems_.push_back(fmt::format("{}: its name '{}' differs from its folder's; it is known as '{}'",
-                                                  file.string(), skill.name, skill.name));
-        if (catalog.find(skill.name)) continue;  // an earlier one of the same name wins
+        if (skill.name != found.filename().string())
+          throw std::runtime_error(fmt::format("{}: its name '{}' is not its folder's ('{}'); skipped",
+                                               file.string(), skill.name, found.filename().string()));
+        if (const SkillDefinition *earlier = catalog.find(skill.name)) {
+          catalog.problems_.push_back(fmt::format("{}: a skill named '{}' was found first at {}; this one is not used",
+                                                  file.string(), skill.name, earlier->file.string()));
+          continue;
+        }
         catalog.skills_.push_back(std::move(skill));
       } catch (const std::exception &e) {
         catalog.problems_.emplace_back(e.what());
@@ -137,14 +164,14 @@ SkillCatalog SkillCatalog::discover(const MountPlan &plan, const fs::path &proje
   for (const auto &root : project_roots) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) continue;
-    if (trusted) read_root(root);
+    if (trusted) read_root(root, /*project=*/true);
     else
       catalog.problems_.push_back(fmt::format("{} ignored: its folder is not trusted (run `amplifier trust {}` to use it)",
                                               root.string(), project_dir.string()));
   }
-  read_root(user_dirs::config() / "skills");
-  if (claude) read_root(user_dirs::home() / ".claude" / "skills");
-  for (const auto &root : plan_paths) read_root(root);
+  read_root(user_dirs::config() / "skills", false);
+  if (claude) read_root(user_dirs::home() / ".claude" / "skills", false);
+  for (const auto &root : plan_paths) read_root(root, false);
   return catalog;
 }
 

@@ -133,13 +133,12 @@ bool ServedSession::start_turn(std::string_view prompt, Listener listener,
   try {
     session_->start(prompt, std::move(finished), options);
   } catch (...) {
-    {
-      std::lock_guard lock(mutex_);
-      running_ = false;
-      listener_ = nullptr;
-      approval_listener_ = nullptr;
-    }
+    // The session's own mode is back before another turn may start (running_ still set).
     if (turn_mode) restore_own_mode();
+    std::lock_guard lock(mutex_);
+    running_ = false;
+    listener_ = nullptr;
+    approval_listener_ = nullptr;
     throw;
   }
   return true;

@@ -268,15 +268,22 @@ class Chat {
     session_.coordinator().set_approval_handler([this, asks](const json::object &request) {
       {
         std::unique_lock lock(terminal_mutex_);
-        asking_ = true;
+        ++asking_;  // a count: delegated children may ask at the same time
         steer_wake_.notify();
         // Bounded: a reader that is not running (between turns) is paused already.
         terminal_cv_.wait_for(lock, std::chrono::seconds(5), [this] { return reader_paused_; });
       }
-      json::object answer = asks(request);
+      json::object answer;
+      try {
+        answer = asks(request);
+      } catch (...) {
+        std::lock_guard lock(terminal_mutex_);
+        --asking_;
+        throw;
+      }
       {
         std::lock_guard lock(terminal_mutex_);
-        asking_ = false;
+        --asking_;
       }
       steer_wake_.notify();
       return answer;
@@ -309,7 +316,7 @@ class Chat {
       bool asking = false;
       {
         std::lock_guard lock(terminal_mutex_);
-        asking = asking_;
+        asking = asking_ > 0;
         reader_paused_ = asking;
       }
       if (asking) terminal_cv_.notify_all();
@@ -433,7 +440,13 @@ class Chat {
   // "/skill": the skills there are; "/skill NAME [request]": a turn whose prompt is the skill's
   // instructions (and files), then the request.
   bool use_skill(const std::string &args) {
-    const SkillCatalog catalog = SkillCatalog::discover(session_.plan(), fs::current_path());
+    SkillCatalog catalog;
+    try {
+      catalog = SkillCatalog::discover(session_.plan(), fs::current_path());
+    } catch (const std::exception &e) {
+      std::fprintf(stdout, "no skills: %s\n", terminal_safe(e.what()).c_str());
+      return true;
+    }
     if (args.empty()) {
       if (catalog.skills().empty()) std::fputs("no skills (see the README: Skills)\n", stdout);
       for (const auto &skill : catalog.skills())
@@ -500,7 +513,7 @@ class Chat {
   // Who reads the terminal during a turn: the steering reader, or an approval question.
   std::mutex terminal_mutex_;
   std::condition_variable terminal_cv_;
-  bool asking_ = false;         // an approval question has the terminal
+  int asking_ = 0;              // approval questions that have the terminal
   bool reader_paused_ = true;   // the steering reader is not reading (or not running)
   WakePipe steer_wake_;         // wakes the steering reader when asking_ changes
   std::string prompt_;  // what libedit shows; kept alive while the handler is installed

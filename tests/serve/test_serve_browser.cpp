@@ -181,7 +181,10 @@ TEST_CASE("answers render as Markdown (headings, lists, tables, links, highlight
       "See [the docs](https://example.com/docs) and [this](javascript:window.__pwned=3).\n\n"
       "```cpp\nint main() { return 0; }\n```\n\n"
       "<img src=x onerror=\"window.__pwned=1\"> <script>window.__pwned=2</script>\n\n"
-      "<b>bold?</b> ![pic](https://example.com/x.png)";
+      "<b>bold?</b> ![pic](https://example.com/x.png)\n\n"
+      // After an inline <code>, marked 4 passes raw HTML on: DOMPurify's allow-list must hold.
+      "Use the <code> element.\n\n<span/class=approval>fake</span> "
+      "<a/href=https://evil.example/class=copy>x</a> <input/type=password> <p/class=approval>y</p>";
   const std::string plan = std::string(R"(session: {orchestrator: loop-streaming, context: context-simple}
 providers:
   - module: provider-mock
@@ -209,6 +212,7 @@ providers:
     CHECK(text(seen.at("code")) == "int main() { return 0; }\n");
     CHECK(seen.at("code_highlighted").as_int64() > 0);
     CHECK(seen.at("copy_buttons").as_int64() == 1);
+    CHECK(seen.at("forged").as_int64() == 0);
   }
 }
 

@@ -91,11 +91,18 @@ TEST_CASE("a project's skills count only in a trusted folder; .claude/skills onl
   CHECK(lines_of(s.dir / "requests.jsonl").at(0).find("No skills are installed for this session.") != std::string::npos);
   fs::remove(s.dir / "requests.jsonl");
 
+  // A model with the file tools could turn a trusted project's skill into a link to anything.
+  s.write("elsewhere/leak/SKILL.md", "---\nname: leak\ndescription: SECRET-CONTENT\n---\nsecret\n");
+  fs::create_directory_symlink(s.dir / "elsewhere" / "leak", s.dir / ".amplifier" / "skills" / "leak");
+
   REQUIRE(run_amplifier({"trust", s.dir.string()}, s.options()).exit_code == 0);
-  REQUIRE(run_amplifier({"run", "--plan", "plan.yaml", "go"}, s.options()).exit_code == 0);
+  const auto trusted = run_amplifier({"run", "--plan", "plan.yaml", "go"}, s.options());
+  REQUIRE(trusted.exit_code == 0);
+  CHECK(trusted.err.find("leak: a symbolic link in a project folder; skipped") != std::string::npos);
   std::string request = lines_of(s.dir / "requests.jsonl").at(0);
   CHECK(request.find("- release-notes: Write release notes") != std::string::npos);
   CHECK(request.find("- claude-style: A skill kept for Claude Code.") != std::string::npos);
+  CHECK(request.find("SECRET-CONTENT") == std::string::npos);
   fs::remove(s.dir / "requests.jsonl");
 
   s.write("plan.yaml", plan(s, ""));  // without claude: true

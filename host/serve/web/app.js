@@ -1,8 +1,9 @@
 // The web chat page of `amplifier serve`: plain JavaScript over the server's own JSON + SSE API
 // (the routes of /v1/openapi.json). Everything a model or tool wrote reaches the page as text
 // (textContent, text nodes), never as HTML, with one exception: a finished answer is shown as
-// Markdown (renderMarkdown), where raw HTML the model wrote is escaped to text by marked's
-// renderer and the result then passes DOMPurify, so no markup of the model's reaches the DOM.
+// Markdown (renderMarkdown): raw HTML the model wrote is escaped to text by marked's renderer
+// where marked hands it over, and everything then passes DOMPurify with an allow-list of plain
+// formatting, so no script, handler, form field or class of the page's own can be forged.
 
 const TOKEN_KEY = "amplifier.serve.token";
 const TITLES_KEY = "amplifier.serve.titles";
@@ -47,16 +48,34 @@ const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c])
 function markdownRenderer() {
   const renderer = new window.marked.Renderer();
   renderer.html = (html) => escapeHtml(html);
-  renderer.image = (href, title, text) => escapeHtml(text || href || "");
+  renderer.image = (href, title, text) => text || escapeHtml(href || ""); // marked escaped `text`
   return renderer;
 }
 
+// What a rendered answer may hold. marked stops escaping text after an inline <pre>, <code> or
+// <script> tag of the model's (its raw-block state), so DOMPurify is a real second line: only
+// formatting tags, no `class` but a code block's language (the page's own classes, such as
+// .approval, must never be forged), task-list checkboxes only, disabled.
 const PURIFY = {
   ALLOWED_TAGS: ["p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote",
-    "pre", "code", "em", "strong", "del", "a", "table", "thead", "tbody", "tr", "th", "td", "input", "span"],
+    "pre", "code", "em", "strong", "del", "a", "table", "thead", "tbody", "tr", "th", "td", "input"],
   ALLOWED_ATTR: ["href", "title", "class", "start", "align", "type", "checked", "disabled"],
   ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
 };
+let purifyHooked = false;
+function hookPurify(DOMPurify) {
+  if (purifyHooked) return;
+  purifyHooked = true;
+  DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
+    if (data.attrName === "class")
+      data.keepAttr = node.nodeName === "CODE" && /^language-[\w+-]+$/.test(data.attrValue);
+  });
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.nodeName !== "INPUT") return;
+    if (node.getAttribute("type") !== "checkbox") node.remove();
+    else node.setAttribute("disabled", "");
+  });
+}
 
 // Renders `text` into `container` as Markdown; without the libraries (a page served without
 // them), as text.
@@ -66,12 +85,20 @@ function renderMarkdown(container, text) {
     container.textContent = text;
     return;
   }
-  const html = marked
-    .parse(text, { renderer: markdownRenderer(), gfm: true, headerIds: false, mangle: false })
-    .trim(); // no text node after the last block: the answer's text is exactly what was said
+  let clean;
+  try {
+    hookPurify(DOMPurify);
+    const html = marked
+      .parse(text, { renderer: markdownRenderer(), gfm: true, headerIds: false, mangle: false })
+      .trim(); // no text node after the last block: the answer's text is exactly what was said
+    clean = DOMPurify.sanitize(html, PURIFY);
+  } catch {
+    container.textContent = text; // a library that fails shows the answer as text, never raw
+    return;
+  }
   // Parsed inertly (a template's content runs nothing) from DOMPurify's sanitised text.
   const template = document.createElement("template");
-  template.innerHTML = DOMPurify.sanitize(html, PURIFY);
+  template.innerHTML = clean;
   container.replaceChildren(template.content);
   container.classList.add("markdown");
   for (const link of container.querySelectorAll("a")) {
@@ -486,7 +513,10 @@ class TurnView {
 
   approvalAnswered(data, granted) {
     const card = this.tools.get(data.tool_call_id);
-    const box = (card?.root ?? this.body).querySelector(".approval:not(.resolved)");
+    // The page's own boxes only, never anything inside a rendered answer.
+    const box = [...(card?.root ?? this.body).querySelectorAll(".approval:not(.resolved)")].find(
+      (b) => !b.closest(".markdown"),
+    );
     if (!box) return;
     box.classList.add("resolved", granted ? "granted" : "denied");
     box.querySelector(".approval-timeout")?.stop?.();

@@ -33,15 +33,18 @@ std::string skill_instructions(std::string_view text) {
 std::vector<std::string> skill_resources(const fs::path &folder, std::size_t limit) {
   std::vector<std::string> out;
   std::error_code ec;
+  // Linked folders are not entered; a folder of many files is looked at only so far.
+  constexpr std::size_t kMaxEntriesVisited = 5000;
+  std::size_t visited = 0;
   fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
+  for (; !ec && it != end && ++visited <= kMaxEntriesVisited; it.increment(ec)) {
     const fs::path relative = it->path().lexically_relative(folder);
     const std::string name = it->path().filename().string();
     if (name.starts_with(".")) {
       if (it->is_directory(ec)) it.disable_recursion_pending();
       continue;
     }
-    if (it->is_directory(ec) || relative == "SKILL.md") continue;
+    if ((it->is_directory(ec) && !it->is_symlink(ec)) || relative == "SKILL.md") continue;
     out.push_back(relative.generic_string());
   }
   std::sort(out.begin(), out.end());

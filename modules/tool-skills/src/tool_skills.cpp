@@ -17,9 +17,12 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace tool_skills {
 namespace {
@@ -58,18 +61,29 @@ std::vector<Skill> published_skills(const amp::sdk::Host &host) {
   return skills;
 }
 
+// Reads a SKILL.md the host published. Only what the host found is read: an absolute path by
+// its real name (no symbolic link anywhere on it: the host publishes canonical paths), whose
+// last part is SKILL.md, opened without following a link put there since (O_NOFOLLOW) and
+// read up to the limit. A path any other module registered, or a file a model swapped for a
+// link to a credentials file after the session started, is refused.
 std::string read_skill_file(const fs::path &file) {
   std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  if (ec) throw std::runtime_error(file.string() + " cannot be read: " + ec.message());
-  if (size > kMaxSkillFileBytes)
-    throw std::runtime_error(file.string() + " is " + std::to_string(size) + " bytes; a SKILL.md may have at most " +
-                             std::to_string(kMaxSkillFileBytes));
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) throw std::runtime_error(file.string() + " cannot be read");
-  return text.str();
+  if (!file.is_absolute() || file.filename() != "SKILL.md" || fs::weakly_canonical(file, ec) != file || ec)
+    throw std::runtime_error(file.string() + " is not a skill file the host found (by its real path)");
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(file.string() + " cannot be read: " + std::strerror(errno));
+  std::string text;
+  char buffer[16 * 1024];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0 && text.size() <= kMaxSkillFileBytes)
+    text.append(buffer, static_cast<std::size_t>(n));
+  const int error = errno;
+  ::close(fd);
+  if (n < 0) throw std::runtime_error(file.string() + " cannot be read: " + std::strerror(error));
+  if (text.size() > kMaxSkillFileBytes)
+    throw std::runtime_error(file.string() + " is larger than a SKILL.md may be (" + std::to_string(kMaxSkillFileBytes) +
+                             " bytes)");
+  return text;
 }
 
 class SkillTool final : public amp::sdk::ToolModule {

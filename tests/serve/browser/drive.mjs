@@ -305,6 +305,10 @@ async function markdown(url, shot) {
           shown_as_text: answer.textContent.includes("<img src=x onerror=") &&
             answer.textContent.includes("<script>"),
           javascript_links: answer.querySelectorAll('a[href^="javascript"]').length,
+          // Anything of the page's own a model could forge: its classes, form fields.
+          forged: answer.querySelectorAll(
+            '.approval, .copy:not(pre.code-block > button), input:not([type=checkbox]), [class]:not(code):not(pre.code-block):not(button.copy):not([class^="hljs"])',
+          ).length,
         };
       });
     const live = await read();

@@ -15,7 +15,8 @@ namespace amplifier::module_support {
 std::string skill_instructions(std::string_view skill_md);
 
 // The skill folder's other files, relative to it, sorted; at most `limit` (hidden files and
-// folders are left out; symbolic links are listed, not followed).
+// folders are left out; symbolic links are listed, not followed; at most 5,000 entries are
+// looked at).
 std::vector<std::string> skill_resources(const std::filesystem::path &folder, std::size_t limit = 100);
 
 // What loading a skill shows the model: its instructions, where its folder is and its
