@@ -2,7 +2,9 @@
 #pragma once
 #include "amplifier/log.hpp"
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,16 @@ class LogCapture {
     for (const auto &line : lines_)
       if (line.find(needle) != std::string::npos) found.push_back(line);
     return found;
+  }
+  // Waits until a line contains `needle` (true) or `timeout` passes: for a line another thread
+  // writes about when the test looks (a timer of the module's that fires at the same moment).
+  bool wait_for(std::string_view needle, std::chrono::milliseconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (containing(needle).empty()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
   }
   std::string all() const {
     std::lock_guard lock(mutex_);
