@@ -75,10 +75,7 @@ class BatchRun {
       : host_(host), signal_(std::move(signal)), calls_(calls), available_(available),
         cancel_grace_(cancel_grace), group_id_(new_parallel_group_id()),
         outcomes_(calls.size()), pending_(calls.size()), call_ids_(calls.size(), 0),
-        reported_(calls.size(), false) {
-    inputs_.reserve(calls.size());
-    for (const auto &call : calls) inputs_.push_back(call.input);
-  }
+        reported_(calls.size(), false), rewritten_(calls.size()) {}
 
   Task<ToolBatch> run() {
     for (std::size_t i = 0; i < calls_.size(); ++i) start_guarded(i);
@@ -94,7 +91,7 @@ class BatchRun {
  private:
   json::object call_payload(std::size_t i) const {
     return json::object{{"tool_name", calls_[i].name},
-                        {"tool_input", inputs_[i]},
+                        {"tool_input", input_of(i)},
                         {"tool_call_id", calls_[i].id},
                         {"parallel_group_id", group_id_}};
   }
@@ -140,7 +137,7 @@ class BatchRun {
     pre = settle_approval(
         host_, std::move(pre),
         ApprovalSubject{event::kToolPre, call.name,
-                        json::object{{"tool_input", inputs_[i]}, {"tool_call_id", call.id}}});
+                        json::object{{"tool_input", input_of(i)}, {"tool_call_id", call.id}}});
     if (pre.end_turn && !batch_.end_turn) batch_.end_turn = pre.end_reason();
     if (pre.denies()) {
       outcomes_[i] = error_outcome(call, "Denied by hook: " + pre.deny_reason());
@@ -170,7 +167,7 @@ class BatchRun {
   // rewriting hook registers before the approval hooks, whose payload it also modifies, so
   // they judge the input that will run.
   void take_modified_input(std::size_t i, const HookOutcome &pre) {
-    if (pre.updated_tool_input) inputs_[i] = *pre.updated_tool_input;
+    if (pre.updated_tool_input) rewritten_[i] = *pre.updated_tool_input;
   }
 
   // A provider that could not read the model's arguments as a JSON object says so in
@@ -209,7 +206,7 @@ class BatchRun {
           });
         });
     amp_call_id id = 0;
-    amp_status started = host_.tool_execute(calls_[i].name, json::serialize(inputs_[i]), sink, &id);
+    amp_status started = host_.tool_execute(calls_[i].name, json::serialize(input_of(i)), sink, &id);
     if (started != AMP_OK) {
       amp::sdk::CallbackSink::discard(sink);
       std::string message = "Error: the host refused to run tool '" + calls_[i].name +
@@ -324,11 +321,16 @@ class BatchRun {
   const std::set<std::string, std::less<>> &available_;
   std::chrono::milliseconds cancel_grace_;
   std::string group_id_;
-  std::vector<json::value> inputs_;  // what each call runs with (a tool:pre hook may rewrite it)
   std::vector<std::optional<ToolOutcome>> outcomes_;
   std::vector<std::shared_ptr<PendingTool>> pending_;  // null: never started
   std::vector<amp_call_id> call_ids_;
   std::vector<bool> reported_;  // the turn's coroutine only
+  // What a tool:pre hook rewrote a call's input to (most calls: none, and no copy is made).
+  std::vector<std::optional<json::object>> rewritten_;
+  const json::object &input_of(std::size_t i) const {
+    if (rewritten_[i]) return *rewritten_[i];
+    return calls_[i].input;
+  }
   // How many calls of the batch have finished; guarded by the signal's mutex. Shared with the
   // sinks, which may outlive the batch.
   std::shared_ptr<std::size_t> finished_count_ = std::make_shared<std::size_t>(0);
