@@ -6,6 +6,7 @@
 #include "amplifier/yaml_cpp.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <fmt/format.h>
 
 #include <string>
 #include <utility>
