@@ -246,7 +246,10 @@ typedef struct amp_host_api {
    * in, "labels" (an object) when the host attached some to the session, and (1.5)
    * "workspace": {"folder": PATH, "confined": true} when the host confined the session to a
    * folder: a module that touches files or runs commands then works in that folder and never
-   * outside it, whatever its config says (tool-filesystem and tool-bash do). */
+   * outside it, whatever its config says (tool-filesystem and tool-bash do), and
+   * "state_folder": PATH when the host gave the session a folder of its own for per-session
+   * state (tool-filesystem keeps its rewind checkpoints there; absent: keep none). A module
+   * reads the field when present and does not depend on the minor version for it. */
   amp_status (*session_info)(amp_host *host, amp_writer *out);
 
   /* --- Events and hooks ---------------------------------------------------------------- */

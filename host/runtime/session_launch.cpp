@@ -4,6 +4,11 @@
 #include "child_policy.hpp"
 #include "settings.hpp"
 #include "skills.hpp"
+#include "plan_loading.hpp"
+
+#include "amplifier/session_store.hpp"
+
+#include <fmt/format.h>
 
 #include <cstdio>
 
@@ -39,8 +44,37 @@ void apply_operator_pricing(MountPlan &plan) {
 
 }  // namespace
 
+SessionOptions resume_options(MountPlan &plan, bool plan_given, const std::string &id) {
+  session_store::check_session_id(id);
+  if (!plan_given) {
+    plan.context = ModuleSpec{};
+    plan.context.module = "context-persistent";
+  }
+  const auto store = session_store_of(plan);
+  if (plan.context.module == "context-persistent" && !session_store::session_exists(store, id))
+    throw std::runtime_error(
+        fmt::format("no session '{}' in {} (see: amplifier sessions list)", id, store.string()));
+  SessionOptions session_options;
+  session_options.session_id = id;
+  session_options.resumed = true;
+  return session_options;
+}
+
+void forget_unstored_state(Session &session) {
+  const auto &folder = session.options().state_folder;
+  if (!folder || transcript_info(session)) return;
+  std::error_code ignored;
+  fs::remove_all(*folder / "checkpoints", ignored);
+  fs::remove(*folder, ignored);  // only when nothing else is there
+}
+
 std::unique_ptr<Session> launch_session(MountPlan plan, LaunchOptions options) {
   apply_operator_pricing(plan);
+  if (options.keep_state && !options.session.state_folder) {
+    if (options.session.session_id.empty()) options.session.session_id = new_uuid();
+    options.session.state_folder =
+        fs::absolute(session_store_of(plan) / options.session.session_id);
+  }
   const fs::path folder = options.folder ? *options.folder : fs::current_path();
   auto children =
       std::make_shared<HostChildPolicy>(std::move(options.attach_to_children), folder);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace amplifier::host {
 
@@ -26,7 +27,23 @@ struct LaunchOptions {
   bool approvals_at_terminal = false;
   // Runs for every child session before it starts (where its events go); may be empty.
   std::function<void(Session &)> attach_to_children;
+  // Gives the session a folder of its own for per-session state (SessionOptions::state_folder:
+  // tool-filesystem's rewind checkpoints): <the plan's session store>/<session id> (run, chat).
+  // A session whose context does not store it leaves nothing there (forget_unstored_state).
+  bool keep_state = false;
 };
+
+// The options that continue stored session `id` (run --resume, chat --resume). Without a plan
+// file (`plan_given` false) the built-in plan's in-memory context is swapped for
+// context-persistent, which keeps transcripts. A session on files must exist in the store the
+// plan's context uses; any other context (context-postgres) is asked once mounted
+// (check_resumed_session). Throws std::runtime_error / std::invalid_argument naming the problem.
+SessionOptions resume_options(MountPlan &plan, bool plan_given, const std::string &id);
+
+// Removes the state folder of a session whose context did not store it (context-simple): its
+// checkpoints cannot be rewound to once the process ends. Call after the last turn and BEFORE
+// cleanup(): whether the context stores the session is asked of the mounted context.
+void forget_unstored_state(Session &session);
 
 // A session for `plan`, not yet initialised: the caller attaches its output to the hooks,
 // then calls initialize().

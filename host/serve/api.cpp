@@ -1,6 +1,7 @@
 #include "api.hpp"
 
 #include "plan_loading.hpp"
+#include "history_turns.hpp"
 #include "event_output.hpp"
 #include "web_assets.hpp"
 
@@ -100,6 +101,8 @@ Api::Api(SessionFactory &factory, SessionRegistry &sessions, Metrics &metrics, A
   add("POST", "/v1/sessions/{id}/cancel", [this](auto &r, auto &p) { return cancel(r, p[0]); });
   add("POST", "/v1/sessions/{id}/mode", [this](auto &r, auto &p) { return set_mode(r, p[0]); });
   add("POST", "/v1/sessions/{id}/steer", [this](auto &r, auto &p) { return steer(r, p[0]); });
+  add("POST", "/v1/sessions/{id}/fork",
+      [this](auto &r, auto &p) { return fork_session(r, p[0]); });
   add("POST", "/v1/sessions/{id}/approvals/{approval_id}",
       [this](auto &r, auto &p) { return answer_approval(r, p); });
   add("POST", "/v1/chat/completions", [this](auto &r, auto &) { return chat_completions(r); });
@@ -540,6 +543,61 @@ ApiResponse Api::steer(const ApiRequest &request, const std::string &id) {
                    fmt::format("session '{}' is not running a turn: post the message to "
                                "/v1/sessions/{}/messages instead", id, id));
   return json_response(202, json::object{{"id", id}, {"queued", true}});
+}
+
+// POST /v1/sessions/{id}/fork {"at"?: TURN}: a new session on the same plan, metadata and mode,
+// holding the conversation through turn TURN (all of it without "at"; turns numbered from 1 as
+// the user messages come, 0 keeps none). 201 {id, forked_from, turn, messages}; 409 while a
+// turn runs (its last turn is not whole yet). The fork announces session:fork {parent, turn}.
+ApiResponse Api::fork_session(const ApiRequest &request, const std::string &id) {
+  check_accepting();
+  const json::object body = parse_body(request);
+  auto source = session_or_reopen(id);
+  // As clients see it: a turn whose result was handed out has stored its last message.
+  if (source->running_for_clients())
+    throw ApiError(409, "session_running",
+                   fmt::format("session '{}' is running a turn: fork it once the turn ends", id));
+  if (sessions_.all().size() >= limits_.max_sessions)
+    throw ApiError(429, "too_many_sessions",
+                   fmt::format("this server holds {} sessions, its limit (--max-sessions): "
+                               "delete some first",
+                               limits_.max_sessions));
+  json::value parsed = json::parse(source->session().coordinator().context_messages());
+  const json::array messages = parsed.is_array() ? std::move(parsed.as_array()) : json::array{};
+  const auto turns = static_cast<std::int64_t>(turns_of(messages).size());
+  std::int64_t at = turns;
+  if (const json::value *given = body.if_contains("at"); given && !given->is_null()) {
+    if (!given->is_int64() || given->as_int64() < 0 || given->as_int64() > turns)
+      throw ApiError(400, "invalid_request",
+                     fmt::format("'at' must be a whole number from 0 to {} (the session's turns)",
+                                 turns));
+    at = given->as_int64();
+  }
+  const std::size_t keep = messages_through_turn(messages, at);
+  // The plan another server can open it on, as the original records it (none: a plan that
+  // exists only here).
+  std::optional<std::string> plan_name;
+  if (const json::value *serve = source->session().options().labels.if_contains("serve");
+      serve && serve->is_object())
+    if (const json::value *plan = serve->as_object().if_contains("plan"); plan && plan->is_string())
+      plan_name = std::string(plan->as_string());
+  const auto mode = source->session_mode();
+  auto fork = factory_.create(source->session().plan(), source->metadata(), plan_name,
+                              mode ? mode->name : std::string(), SessionFactory::Fork{id, at});
+  if (keep > 0) {
+    json::array kept(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(keep));
+    try {
+      fork->session().coordinator().set_context_messages(json::serialize(kept));
+    } catch (const std::exception &e) {
+      end_session(std::move(fork), /*remove_work_dir=*/true);
+      throw ApiError(500, "fork_failed", fmt::format("the fork's context refused the history: {}", e.what()));
+    }
+  }
+  adopt(fork, /*created=*/true);
+  return json_response(201, json::object{{"id", fork->id()},
+                                         {"forked_from", id},
+                                         {"turn", at},
+                                         {"messages", keep}});
 }
 
 // POST /v1/sessions/{id}/mode {"mode": NAME | "off"}: the session's mode from its next step on.

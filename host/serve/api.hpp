@@ -98,6 +98,7 @@ class Api {
   ApiResponse cancel(const ApiRequest &request, const std::string &id);
   ApiResponse set_mode(const ApiRequest &request, const std::string &id);
   ApiResponse steer(const ApiRequest &request, const std::string &id);
+  ApiResponse fork_session(const ApiRequest &request, const std::string &id);
   // The mode `name` names for `session` (null: "off"); 400 naming the modes there are.
   static std::shared_ptr<const SessionMode> mode_of(const ServedSession &session, const std::string &name);
   ApiResponse answer_approval(const ApiRequest &request, const Params &params);

@@ -87,6 +87,7 @@ json::object schemas() {
                                 {"prompt"})},
       {"Mode", object_schema({{"mode", kString}}, {"mode"})},
       {"Steer", object_schema({{"message", kString}}, {"message"})},
+      {"Fork", object_schema({{"at", json::object{{"type", "integer"}, {"minimum", 0}}}})},
       {"Cancel", object_schema({{"level", json::object{{"enum", {"graceful", "immediate"}}}}})},
       {"Decision",
        object_schema({{"decision", json::object{{"enum", {"allow_once", "allow_always", "deny"}}}},
@@ -163,6 +164,12 @@ json::object paths() {
                                        "(409 when no turn runs; passed on to the server running "
                                        "it: then forwarded: true)",
                                        any_json, ref("Steer"))}}},
+      {"/v1/sessions/{id}/fork",
+       json::object{{"parameters", path_params({"id"})},
+                    {"post", operation("A new session holding this one's conversation through "
+                                       "turn `at` (default: all), on the same plan and mode; 201 "
+                                       "{id, forked_from, turn, messages}",
+                                       any_json, ref("Fork"))}}},
       {"/v1/sessions/{id}/approvals/{approval_id}",
        json::object{{"parameters", path_params({"id", "approval_id"})},
                     {"post", operation("Answer an approval request (passed on to the server "

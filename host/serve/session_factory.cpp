@@ -167,9 +167,14 @@ std::string SessionFactory::plan_digest(const MountPlan &plan) {
 
 std::shared_ptr<ServedSession> SessionFactory::create(MountPlan plan, json::value metadata,
                                                       std::optional<std::string> plan_name,
-                                                      const std::string &mode) const {
+                                                      const std::string &mode,
+                                                      const std::optional<Fork> &fork) const {
   SessionOptions session_options;
   session_options.session_id = new_uuid();
+  if (fork) {
+    session_options.forked_from = fork->from;
+    session_options.forked_at_turn = fork->turn;
+  }
   const bool reopenable = plan_name && store_;
   json::object serve{{"plan", plan_name.value_or("")}, {"metadata", metadata}};
   if (reopenable) serve["plan_sha256"] = plan_digest(plan);

@@ -45,9 +45,15 @@ class SessionFactory {
   // and `metadata` (SessionOptions::labels "serve"), can be unloaded, and is reopened on the
   // same plan by any server.
   // `mode`: the mode it starts in ("" none; a name it lacks is a 400 ApiError).
+  // `fork`: the session and turn a history fork comes from (session:fork announces them).
+  struct Fork {
+    std::string from;
+    std::int64_t turn = 0;
+  };
   std::shared_ptr<ServedSession> create(MountPlan plan, boost::json::value metadata,
                                         std::optional<std::string> plan_name,
-                                        const std::string &mode = "") const;
+                                        const std::string &mode = "",
+                                        const std::optional<Fork> &fork = std::nullopt) const;
 
   // The default plan's context store; null when sessions live only in this process.
   const ContextSessionStore *store() const { return store_ ? &*store_ : nullptr; }

@@ -6,6 +6,7 @@
 // byte into a pipe that the input loop polls next to the terminal, and the loop, on the main
 // thread, clears the line: libedit is only ever touched from the main thread.
 #include "approval_prompt.hpp"
+#include "child_policy.hpp"
 #include "command_errors.hpp"
 #include "commands.hpp"
 #include "default_plan.hpp"
@@ -13,6 +14,7 @@
 #include "interrupts.hpp"
 #include "ledger_text.hpp"
 #include "modes.hpp"
+#include "rewind.hpp"
 #include "skills.hpp"
 #include "session_launch.hpp"
 
@@ -61,6 +63,9 @@ constexpr const char *kHelp =
     "  /mode    the modes there are; /mode NAME enters one (plan, review, explore, ...),\n"
     "           /mode off leaves it\n"
     "  /skill   the skills there are; /skill NAME [request] loads one and sends the request\n"
+    "  /rewind  the turns there are; /rewind N goes back to the end of turn N (the\n"
+    "           conversation), /rewind N files puts back the files later turns changed,\n"
+    "           /rewind N all does both\n"
     "  /clear   forget the conversation (clears the context)\n"
     "  /exit    leave (Ctrl-D too)\n"
     "While a turn runs, a line you type (and Enter) goes to the model at its next step.\n"
@@ -390,6 +395,7 @@ class Chat {
     else if (name == "/status") print_status();
     else if (name == "/cost") print_cost();
     else if (name == "/clear") clear_context();
+    else if (name == "/rewind") rewind(trim(text.substr(name.size())));
     else if (name == "/mode") change_mode(trim(text.substr(name.size())));
     else if (name == "/skill") return use_skill(trim(text.substr(name.size())));
     else std::fprintf(stdout, "unknown command %s (try /help)\n", name.c_str());
@@ -491,6 +497,41 @@ class Chat {
     }
   }
 
+  // "/rewind": the turns; "/rewind N [files|all]": back to the end of turn N.
+  void rewind(const std::string &args) {
+    try {
+      if (args.empty()) {
+        std::fputs(terminal_safe(describe_rewind_points(session_)).c_str(), stdout);
+        return;
+      }
+      const std::string number = args.substr(0, args.find(' '));
+      const std::string what = trim(args.substr(number.size()));
+      RewindRequest request;
+      std::size_t used = 0;
+      try {
+        request.turn = std::stoll(number, &used);
+      } catch (const std::exception &) {
+        used = 0;
+      }
+      if (used == 0 || used != number.size()) {
+        std::fprintf(stdout, "/rewind takes a turn number (/rewind lists them), not '%s'\n",
+                     terminal_safe(number).c_str());
+        return;
+      }
+      if (what == "files") request = {request.turn, false, true};
+      else if (what == "all") request = {request.turn, true, true};
+      else if (!what.empty()) {
+        std::fputs("usage: /rewind N, /rewind N files or /rewind N all\n", stdout);
+        return;
+      }
+      std::fputs(terminal_safe(rewind_session(session_, request)).c_str(), stdout);
+    } catch (const std::invalid_argument &e) {  // a turn the session does not have
+      std::fprintf(stdout, "%s\n", terminal_safe(e.what()).c_str());
+    } catch (const std::exception &e) {
+      std::fprintf(stdout, "amplifier: the rewind failed: %s\n", terminal_safe(e.what()).c_str());
+    }
+  }
+
   void clear_context() {
     MountedModule *context = session_.coordinator().context();
     const auto *table = context ? context->table<amp_context_vtable>() : nullptr;
@@ -539,7 +580,7 @@ class History {
 
 }  // namespace
 
-int run_chat(const std::string &plan_file, const std::string &mode) {
+int run_chat(const std::string &plan_file, const std::string &mode, const std::string &resume_id) {
   // Started before any other thread so that only the watcher receives SIGINT; the chat it
   // reports to exists only once the session does.
   // The chat is reached only through `relay`, cleared (waiting for a call in progress) before
@@ -556,7 +597,9 @@ int run_chat(const std::string &plan_file, const std::string &mode) {
   ModeCatalog modes = discover_modes(plan, std::filesystem::current_path());
   // Children (delegate) share the approvals; an inherited display hook shows their stream.
   LaunchOptions launch;
+  if (!resume_id.empty()) launch.session = resume_options(plan, !plan_file.empty(), resume_id);
   launch.approvals_at_terminal = true;
+  launch.keep_state = true;  // /rewind's file checkpoints
   if (!mode.empty()) launch.session.mode = modes.find(mode);
   const auto launched = launch_session(std::move(plan), std::move(launch));
   Session &session = *launched;
@@ -576,6 +619,7 @@ int run_chat(const std::string &plan_file, const std::string &mode) {
     std::fprintf(stderr, "amplifier: error: %s\n", e.what());
     return 1;
   }
+  if (!resume_id.empty()) check_resumed_session(session);
   // A resumed session's ledger is in its transcript (its last answer's metadata).
   try {
     if (json::value messages = amplifier::parse_json(session.coordinator().context_messages());
@@ -596,6 +640,7 @@ int run_chat(const std::string &plan_file, const std::string &mode) {
                                     [&interactive](int count) { interactive.on_interrupt(count); });
     code = interactive.loop();
   }
+  forget_unstored_state(session);
   session.cleanup();
   output->close();
   return code;
@@ -604,15 +649,19 @@ int run_chat(const std::string &plan_file, const std::string &mode) {
 void add_chat_command(CLI::App &app, int &exit_code) {
   auto plan_file = std::make_shared<std::string>();
   auto mode = std::make_shared<std::string>();
+  auto resume = std::make_shared<std::string>();
   CLI::App *cmd = app.add_subcommand("chat", "Open an interactive session: many prompts, one session");
   cmd->add_option("--plan", *plan_file, "Mount plan (YAML); default: built-in offline plan")
       ->check(CLI::ExistingFile);
   cmd->add_option("--mode", *mode, "Start in this mode (plan, review, explore, or one of yours)");
-  cmd->callback([plan_file, mode, &exit_code] {
+  cmd->add_option("--resume", *resume,
+                  "Continue this stored session (see: amplifier sessions list; a fork from "
+                  "amplifier sessions fork)");
+  cmd->callback([plan_file, mode, resume, &exit_code] {
     run_reporting(exit_code, [&] {
       if (!::isatty(STDIN_FILENO))
         throw std::runtime_error("chat needs a terminal on standard input (use `run` otherwise)");
-      return run_chat(*plan_file, *mode);
+      return run_chat(*plan_file, *mode, *resume);
     });
   });
 }

@@ -49,27 +49,6 @@ std::string read_prompt(const std::string &arg) {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
-// The options of a resumed session. Without --plan, the built-in plan's in-memory context is
-// swapped for context-persistent, which keeps transcripts. A session on files must exist in
-// the store the plan's context uses; any other context (context-postgres) is asked once
-// mounted, through its session.transcript capability (check_resumed_session).
-SessionOptions resume_options(MountPlan &plan, const RunOptions &options) {
-  session_store::check_session_id(options.resume_id);
-  if (options.plan_file.empty()) {
-    plan.context = ModuleSpec{};
-    plan.context.module = "context-persistent";
-  }
-  const auto store = session_store_of(plan);
-  if (plan.context.module == "context-persistent" &&
-      !session_store::session_exists(store, options.resume_id))
-    throw std::runtime_error(fmt::format("no session '{}' in {} (see: amplifier sessions list)",
-                                         options.resume_id, store.string()));
-  SessionOptions session_options;
-  session_options.session_id = options.resume_id;
-  session_options.resumed = true;
-  return session_options;
-}
-
 void print_resume_hint(Session &session, const RunOptions &options) {
   if (!transcript_info(session)) return;
   std::string plan = options.plan_file.empty() ? "" : " --plan " + options.plan_file;
@@ -100,7 +79,9 @@ int run(const RunOptions &options) {
   const bool display = !jsonl && mounts_display(plan);
 
   LaunchOptions launch;
-  if (!options.resume_id.empty()) launch.session = resume_options(plan, options);
+  if (!options.resume_id.empty())
+    launch.session = resume_options(plan, !options.plan_file.empty(), options.resume_id);
+  launch.keep_state = true;
   if (!options.mode.empty())
     launch.session.mode = discover_modes(plan, std::filesystem::current_path()).find(options.mode);
   auto output = PacedOutput::open(stdout);
@@ -136,6 +117,7 @@ int run(const RunOptions &options) {
     if (!options.route.empty()) turn_options["route"] = options.route;
     result = session.execute(prompt, turn_options);
   }
+  forget_unstored_state(session);
   session.cleanup();
   output->close();  // everything the session printed is out before the host adds its lines
 

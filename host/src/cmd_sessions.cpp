@@ -1,4 +1,5 @@
-// `amplifier sessions list | show ID | migrate ID`: the stored sessions of persisting contexts.
+// `amplifier sessions list | show ID | fork ID | migrate ID`: the stored sessions of persisting
+// contexts.
 // Sessions on files (context-persistent, the default) are read from the store directory. When
 // --plan names a context that keeps its sessions elsewhere (context-postgres), every command
 // goes through that module's sessions_query instead, and `migrate` imports a session from
@@ -7,6 +8,7 @@
 #include "commands.hpp"
 #include "ledger_text.hpp"
 #include "plan_loading.hpp"
+#include "session_fork.hpp"
 
 #include "amplifier/model.hpp"
 #include "amplifier/mount_plan.hpp"
@@ -40,6 +42,7 @@ struct SessionsOptions {
   std::string id;
   bool as_json = false;
   std::string from_dir;  // migrate into a plan's store: the file store the session comes from
+  std::optional<std::int64_t> at;  // fork: the last turn the fork keeps (default: all)
 };
 
 // The sessions of a plan whose context keeps them itself (not on files), with the library
@@ -145,9 +148,14 @@ std::string indented(std::string_view text) {
   return out;
 }
 
-void print_message(const json::value &stored) {
+// `turns` counts the user messages so far: each begins a turn, numbered as `fork --at` and
+// chat's /rewind take them.
+void print_message(const json::value &stored, std::int64_t &turns) {
   const Message message = from_json<Message>(stored);
-  fmt::print("[{}]\n", to_string(message.role));
+  if (message.role == Role::user)
+    fmt::print("[user, turn {}]\n", ++turns);
+  else
+    fmt::print("[{}]\n", to_string(message.role));
   if (const auto *text = std::get_if<std::string>(&message.content)) {
     fmt::print("{}\n", indented(*text));
     return;
@@ -166,6 +174,8 @@ void print_header(const std::string &id, const std::optional<store::SessionMetad
       fmt::print(", provider {}{}", *metadata->provider,
                  metadata->model ? " (" + *metadata->model + ")" : std::string());
     if (metadata->parent_id) fmt::print(", parent {}", *metadata->parent_id);
+    if (const auto from = fork_origin_of(metadata->extra))
+      fmt::print(", forked from {} at turn {}", from->session, from->turn);
     fmt::print("\n");
     for (const auto &d : metadata->degradations)
       fmt::print("degradation: {}: {}\n", d.feature, d.reason);
@@ -208,7 +218,8 @@ int show_stored_session(const ContextSessionStore &from, const SessionsOptions &
     }
   }
   print_header(options.id, metadata, "stored by " + from.module_id());
-  for (const auto &message : messages) print_message(message);
+  std::int64_t turns = 0;
+  for (const auto &message : messages) print_message(message, turns);
   fmt::print("\n({} message(s))\n", messages.size());
   print_ledger(messages, options.id);
   return 0;
@@ -230,6 +241,7 @@ int show_session(const SessionsOptions &options) {
     print_header(options.id, metadata, "transcript " + files.transcript.string());
   }
   std::size_t messages = 0;
+  std::int64_t turns = 0;
   std::optional<cost::Ledger> last_ledger;  // of the last message carrying one
   if (options.as_json) fmt::print("[");
   const transcript::Transcript read = transcript::read_transcript(
@@ -238,7 +250,7 @@ int show_session(const SessionsOptions &options) {
         if (options.as_json) {
           fmt::print("{}{}", messages == 0 ? "" : ",", json::serialize(record.message));
         } else {
-          print_message(record.message);
+          print_message(record.message, turns);
           // The ledger the last answer carries is the session's (each answer has it whole).
           if (auto ledger = cost::ledger_of_message(record.message);
               ledger && ledger->session_id == options.id)
@@ -256,6 +268,22 @@ int show_session(const SessionsOptions &options) {
     print_footer(messages, read);
     if (last_ledger) fmt::print("\n{}", ledger_text(*last_ledger));
   }
+  return 0;
+}
+
+// ---- fork -------------------------------------------------------------------------------
+
+int fork_session(const SessionsOptions &options) {
+  const auto plan = module_store(options.store);
+  const ForkResult fork = plan ? fork_session_in(*plan->store, options.id, options.at)
+                               : fork_session_files(chosen_store(options.store), options.id,
+                                                    options.at);
+  const std::string where = options.store.plan_file.empty()
+                                ? std::string()
+                                : " --plan " + options.store.plan_file;
+  fmt::print("forked session {} at turn {} into {} ({} message(s)); continue it with:\n"
+             "  amplifier chat{} --resume {}\n",
+             options.id, fork.turn, fork.id, fork.messages, where, fork.id);
   return 0;
 }
 
@@ -345,6 +373,18 @@ void add_sessions_command(CLI::App &app, int &exit_code) {
                  "Print the messages as a JSON array (legacy lines converted)");
   show->callback(
       [options, &exit_code] { run_reporting(exit_code, [&] { return show_session(*options); }); });
+
+  CLI::App *fork = sessions->add_subcommand(
+      "fork",
+      "Start a new session from a stored one's conversation, through one of its turns (the "
+      "original is left as it is); prints the new session's id");
+  add_store_options(fork, options->store);
+  fork->add_option("id", options->id, "The session to fork")->required();
+  fork->add_option("--at", options->at,
+                   "The last turn the fork keeps (1 is the first; 0 keeps none; default: all). "
+                   "`sessions show` numbers them");
+  fork->callback(
+      [options, &exit_code] { run_reporting(exit_code, [&] { return fork_session(*options); }); });
 
   CLI::App *migrate = sessions->add_subcommand(
       "migrate",

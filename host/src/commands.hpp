@@ -26,6 +26,7 @@ void add_init_command(CLI::App &app, int &exit_code);
 void add_agents_command(CLI::App &app, int &exit_code);
 void add_serve_command(CLI::App &app, int &exit_code);  // cmd_serve.cpp
 void add_trust_command(CLI::App &app, int &exit_code);
+void add_recipe_command(CLI::App &app, int &exit_code);  // cmd_recipe.cpp
 
 // Shared by run and chat (resolve_plan and the rest: plan_loading.hpp, in the runtime library).
 // At a terminal, when `folder` has a `.amplifier/` with MCP servers or agents and the operator
@@ -33,6 +34,7 @@ void add_trust_command(CLI::App &app, int &exit_code);
 void ask_folder_trust_once(const std::filesystem::path &folder);
 // The interactive session (amplifier chat; amplifier run without a prompt on a terminal).
 // Returns the exit code.
-int run_chat(const std::string &plan_file, const std::string &mode = "");
+int run_chat(const std::string &plan_file, const std::string &mode = "",
+             const std::string &resume_id = "");
 
 }  // namespace amplifier::host

@@ -94,6 +94,7 @@ amp_status api_session_info(amp_host *h, amp_writer *out) {
     if (!c.labels().empty()) info["labels"] = c.labels();
     if (const auto &folder = c.confinement())
       info["workspace"] = boost::json::object{{"folder", folder->string()}, {"confined", true}};
+    if (const auto &folder = c.state_folder()) info["state_folder"] = folder->string();
     write_json(out, info);
     return AMP_OK;
   });

@@ -134,6 +134,7 @@ struct Session::Impl {
                                                 options.parent_id);
     coordinator->set_labels(options.labels);
     coordinator->set_confinement(options.confined_to);
+    coordinator->set_state_folder(options.state_folder);
     coordinator->set_mode(options.mode);
     if (options.mode) remind_of_mode();
   }
@@ -361,6 +362,10 @@ void Session::initialize() {
     s.hooks.emit(events::kSessionFork, boost::json::object{{"parent", s.options.parent_id},
                                                            {"agent", s.options.agent},
                                                            {"depth", s.options.depth}});
+  // A history fork, once mounted, says what it was forked from and where.
+  if (!s.options.forked_from.empty())
+    s.hooks.emit(events::kSessionFork, boost::json::object{{"parent", s.options.forked_from},
+                                                           {"turn", s.options.forked_at_turn}});
 }
 
 amp_call_id Session::start(std::string_view prompt, std::function<void(TurnResult)> done,

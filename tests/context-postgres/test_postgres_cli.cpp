@@ -127,7 +127,7 @@ TEST_CASE("amplifier sessions list, show and migrate go through context-postgres
   INFO(shown.err);
   REQUIRE(shown.exit_code == 0);
   CHECK(shown.out.find("stored by context-postgres") != std::string::npos);
-  CHECK(shown.out.find("[user]\n  Where is the pineapple?") != std::string::npos);
+  CHECK(shown.out.find("[user, turn 1]\n  Where is the pineapple?") != std::string::npos);
   CHECK(shown.out.find("Mock response to: Where is the pineapple?") != std::string::npos);
   CHECK(shown.out.find("(2 message(s))") != std::string::npos);
   auto as_json = s.amplifier({"sessions", "show", "--plan", plan.string(), "--json", id});
@@ -173,6 +173,33 @@ TEST_CASE("amplifier sessions list, show and migrate go through context-postgres
   auto misplaced = s.amplifier({"sessions", "migrate", "--from", store, moved});
   CHECK(misplaced.exit_code == 1);
   CHECK(misplaced.err.find("--from needs a --plan") != std::string::npos);
+}
+
+TEST_CASE("sessions fork in context-postgres: the fork holds the turns asked for, with their origins") {
+  Scratch s;
+  const std::string dsn = fresh_database();
+  const fs::path plan = s.plan("pg.yaml", postgres_plan(dsn, mock_provider()));
+  auto first = s.amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "First question"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = session_of(first.out);
+  REQUIRE(s.amplifier({"run", "--plan", plan.string(), "--resume", id, "Second question"}).exit_code == 0);
+  REQUIRE(count_messages(dsn, id) == 4);
+
+  auto forked = s.amplifier({"sessions", "fork", "--plan", plan.string(), id, "--at", "1"});
+  INFO(forked.out << forked.err);
+  REQUIRE(forked.exit_code == 0);
+  const std::string fork_id = forked.out.substr(forked.out.find(" into ") + 6, 36);
+  CHECK(count_messages(dsn, fork_id) == 2);
+  CHECK(count_messages(dsn, id) == 4);
+  // The answer's origin came along (a resume on another provider needs it).
+  CHECK(query(dsn, "SELECT origin->>'provider' FROM amplifier_messages WHERE session_id = '" +
+                       fork_id + "' AND seq = 1") == "provider-mock");
+  auto shown = s.amplifier({"sessions", "show", "--plan", plan.string(), fork_id});
+  CHECK(shown.out.find("forked from " + id + " at turn 1") != std::string::npos);
+  CHECK(shown.out.find("Second question") == std::string::npos);
+  auto too_far = s.amplifier({"sessions", "fork", "--plan", plan.string(), id, "--at", "5"});
+  CHECK(too_far.exit_code == 1);
+  CHECK(too_far.err.find("--at takes 0 to 2") != std::string::npos);
 }
 
 TEST_CASE("the shipped plan stores its session in the database of AMPLIFIER_PG_DSN") {

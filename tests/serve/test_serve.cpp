@@ -361,6 +361,55 @@ TEST_CASE("steering: a message posted while a turn runs is read at its next step
   CHECK(messages[2].at("content") == "wrap up");
 }
 
+TEST_CASE("fork: a new session holds the conversation through the turn asked for; the original is untouched") {
+  Scratch s;
+  const fs::path logs = s.dir / "logs";
+  ServeProcess serve(s, {"--plan", s.write("fork.yaml", fmt::format(R"(session: {{orchestrator: loop-basic, context: context-simple}}
+providers: [{{module: provider-mock}}]
+hooks: [{{module: hooks-logging, config: {{session_log_template: '{}/{{session_id}}.jsonl'}}}}]
+)", logs.string())).string()});
+  const std::string id = create_session(serve.port(), R"({"metadata":{"owner":"ada"}})");
+  for (const char *prompt : {"first question", "second question", "third question"})
+    REQUIRE(request(serve.port(), "POST", messages_path(id),
+                    fmt::format(R"({{"prompt":"{}"}})", prompt)).status == 200);
+  const std::string fork_path = "/v1/sessions/" + id + "/fork";
+
+  Reply bad = request(serve.port(), "POST", fork_path, R"({"at":4})");
+  CHECK(bad.status == 400);
+  CHECK(contains(bad.body, "from 0 to 3"));
+  CHECK(request(serve.port(), "POST", fork_path, R"({"at":"two"})").status == 400);
+  CHECK(request(serve.port(), "POST", "/v1/sessions/nosuch/fork", "{}").status == 404);
+
+  Reply forked = request(serve.port(), "POST", fork_path, R"({"at":2})");
+  INFO(forked.body);
+  REQUIRE(forked.status == 201);
+  const json::object answer = body_json(forked);
+  const std::string fork_id(answer.at("id").as_string());
+  CHECK(fork_id != id);
+  CHECK(answer.at("turn") == 2);
+  CHECK(answer.at("messages") == 4);
+  const json::object fork = body_json(request(serve.port(), "GET", "/v1/sessions/" + fork_id));
+  const json::array &messages = fork.at("messages").as_array();
+  REQUIRE(messages.size() == 4);
+  CHECK(messages[2].at("content") == "second question");
+  CHECK(fork.at("metadata").at("owner") == "ada");
+  // The original keeps all three turns; the fork goes on from its second.
+  CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + id)).at("messages").as_array().size() == 6);
+  Reply next = request(serve.port(), "POST", messages_path(fork_id), R"({"prompt":"another way"})");
+  CHECK(contains(last_data(next.body, "turn:result"), "Mock response to: another way"));
+  CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + fork_id)).at("messages").as_array().size() == 6);
+  // Hooks heard where it came from.
+  const std::string events = read_text(logs / (fork_id + ".jsonl"));
+  CHECK(contains(events, "\"session:fork\""));
+  CHECK(contains(events, fmt::format(R"("parent":"{}")", id)));
+  CHECK(contains(events, R"("turn":2)"));
+
+  // Without "at": the whole conversation.
+  Reply whole = request(serve.port(), "POST", fork_path, "");
+  REQUIRE(whole.status == 201);
+  CHECK(body_json(whole).at("messages") == 6);
+}
+
 TEST_CASE("an unanswered approval is denied when its timeout passes") {
   Scratch s;
   std::string plan = kApprovalPlan;

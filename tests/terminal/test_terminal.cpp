@@ -238,6 +238,64 @@ providers:
   submit_at(pane, 2, "/exit");
 }
 
+TEST_CASE("/rewind lists the turns, goes back to one with its files, says bash is not undone; the transcript follows") {
+  Scratch s;
+  fs::create_directories(s.dir / "work");
+  const fs::path store = s.dir / "store";
+  auto p = s.write("plan.yaml", "session:\n  orchestrator: loop-basic\n  context:\n"
+                                "    module: context-persistent\n    config: {store_dir: '" + store.string() + "'}\n"
+                                "providers:\n  - module: provider-mock\n    config:\n      responses:\n"
+                                "        - tool_calls: [{name: write_file, input: {path: a.txt, content: v1}}]\n"
+                                "        - text: TURN-ONE-DONE\n"
+                                "        - tool_calls: [{name: edit_file, input: {path: a.txt, old_string: v1, new_string: v2}},"
+                                " {name: write_file, input: {path: b.txt, content: b}}]\n"
+                                "        - text: TURN-TWO-DONE\n"
+                                "        - tool_calls: [{name: bash, input: {command: 'echo c > c.txt'}}]\n"
+                                "        - text: TURN-THREE-DONE\n"
+                                "tools:\n  - module: tool-filesystem\n    config: {working_dir: '" + (s.dir / "work").string() + "'}\n"
+                                "  - module: tool-bash\n    config: {working_dir: '" + (s.dir / "work").string() + "'}\n");
+  TmuxPane pane(s.chat_command(p), s.dir.string());
+  submit_at(pane, 1, "first");
+  REQUIRE_MESSAGE(pane.wait_for("TURN-ONE-DONE", kPatience), pane.screen());
+  submit_at(pane, 2, "second");
+  REQUIRE_MESSAGE(pane.wait_for("TURN-TWO-DONE", kPatience), pane.screen());
+  submit_at(pane, 3, "third");
+  REQUIRE_MESSAGE(pane.wait_for("TURN-THREE-DONE", kPatience), pane.screen());
+  CHECK(read_file(s.dir / "work/a.txt") == "v2");
+  CHECK(fs::exists(s.dir / "work/c.txt"));
+  submit_at(pane, 4, "/rewind");
+  CHECK_MESSAGE(pane.wait_for("2  second  [2 file(s) changed]", kPatience), pane.screen());
+  CHECK_MESSAGE(pane.wait_for("3  third  [ran bash]", kPatience), pane.screen());
+  submit_at(pane, 5, "/rewind 9");
+  CHECK_MESSAGE(pane.wait_for("turn 9 is not one of this session's: it has 3 turn(s)", kPatience), pane.screen());
+  submit_at(pane, 6, "/rewind 1 all");
+  CHECK_MESSAGE(pane.wait_for("the conversation is back at the end of turn 1 (2 later turn(s) forgotten)", kPatience), pane.screen());
+  CHECK_MESSAGE(pane.wait_for("removed " + (s.dir / "work/b.txt").string(), kPatience), pane.screen());
+  CHECK_MESSAGE(pane.wait_for("turn(s) 3 ran bash: what those commands changed is not undone", kPatience), pane.screen());
+  CHECK(read_file(s.dir / "work/a.txt") == "v1");
+  CHECK_FALSE(fs::exists(s.dir / "work/b.txt"));
+  CHECK(fs::exists(s.dir / "work/c.txt"));  // bash's file stays, as it said
+  submit_at(pane, 7, "after the rewind");
+  // Its script done, the mock looks at the folder: b.txt is gone, bash's c.txt is there.
+  CHECK_MESSAGE(pane.wait_for("Here is what list_directory returned", kPatience), pane.screen());
+  CHECK(pane.count("> b.txt") == 0);
+  submit_at(pane, 8, "/exit");
+  // The stored conversation: turn 1, then the new turn; the forgotten turns are gone from it.
+  fs::path transcript;
+  const auto deadline = Clock::now() + kPatience;
+  while (transcript.empty() && Clock::now() < deadline) {
+    for (const auto &entry : fs::directory_iterator(store))
+      if (fs::exists(entry.path() / "transcript.jsonl")) transcript = entry.path() / "transcript.jsonl";
+    std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE(wait_for_file(transcript, "list_directory returned", kPatience));
+  const std::string stored = read_file(transcript);
+  CHECK(stored.find("TURN-ONE-DONE") != std::string::npos);
+  CHECK(stored.find("after the rewind") != std::string::npos);
+  CHECK(stored.find("TURN-TWO-DONE") == std::string::npos);
+  CHECK(stored.find("second") == std::string::npos);
+}
+
 TEST_CASE("/skill lists the skills and /skill NAME request sends the skill's instructions with the request") {
   Scratch s;
   s.write("home/.config/amplifier/skills/greet/SKILL.md",

@@ -123,6 +123,10 @@ class Coordinator {
   // SessionOptions::confined_to, given before anything is mounted (session_info's "workspace").
   void set_confinement(std::optional<std::filesystem::path> folder) { confined_to_ = std::move(folder); }
   const std::optional<std::filesystem::path> &confinement() const { return confined_to_; }
+  // SessionOptions::state_folder, given before anything is mounted (session_info's
+  // "state_folder").
+  void set_state_folder(std::optional<std::filesystem::path> folder) { state_folder_ = std::move(folder); }
+  const std::optional<std::filesystem::path> &state_folder() const { return state_folder_; }
   // The session's mode (session_mode.hpp), null for none: from the next tool call on, the
   // tools it refuses get an error result and never run, and those it asks about wait for the
   // user. Thread-safe: a host may change it while a turn runs.
@@ -254,6 +258,7 @@ class Coordinator {
   std::string parent_id_;
   boost::json::object labels_;
   std::optional<std::filesystem::path> confined_to_;
+  std::optional<std::filesystem::path> state_folder_;
   std::vector<std::unique_ptr<MountedModule>> mounted_;
   MountedModule *orchestrator_ = nullptr;
   MountedModule *context_ = nullptr;

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -50,6 +51,18 @@ struct SessionOptions {
   // The mode the session starts in (session_mode.hpp); null: none. A child starts in its
   // parent's mode as it is when the child starts. Trust: a mode only narrows what may run.
   std::shared_ptr<const SessionMode> mode;
+  // The session's own folder, where modules keep what belongs to this session and nothing else
+  // (session_info's "state_folder": tool-filesystem keeps its rewind checkpoints there).
+  // Empty: none, and modules keep nothing. Not given to children. Trust: set by the operator's
+  // host (run and chat: the session's folder in the store); nothing a module, a model or a
+  // client sends reaches it.
+  std::optional<std::filesystem::path> state_folder;
+  // A history fork (`amplifier sessions fork`, serve's POST .../fork): the session it was
+  // forked from and the turn its history stops at. initialize() then announces session:fork
+  // {"parent": forked_from, "turn": forked_at_turn} (a child's session:fork has "agent" and
+  // "depth" instead). Empty: not a fork.
+  std::string forked_from;
+  std::int64_t forked_at_turn = 0;
 };
 
 // A module that could not be mounted (also announced as module:load_failed).

@@ -29,6 +29,28 @@ std::optional<std::filesystem::path> confined_folder_of(const amp::sdk::Host &ho
   return std::filesystem::path(std::string(folder->get_string()));
 }
 
+std::optional<std::filesystem::path> state_folder_of(const amp::sdk::Host &host) {
+  const boost::json::object info = parse_json_object(host.session_info(), "session_info");
+  const auto *folder = info.if_contains("state_folder");
+  if (!folder || !folder->is_string() || folder->get_string().empty()) return std::nullopt;
+  std::filesystem::path path(std::string(folder->get_string()));
+  if (!path.is_absolute()) throw std::runtime_error("session_info's state_folder is not absolute");
+  return path;
+}
+
+std::int64_t user_messages_of(const amp::sdk::Host &host) {
+  const boost::json::value messages =
+      parse_json(host.context_messages(), "context_get_messages");
+  std::int64_t count = 0;
+  if (const auto *array = messages.if_array())
+    for (const auto &message : *array)
+      if (const auto *object = message.if_object())
+        if (const auto *role = object->if_contains("role");
+            role && role->is_string() && role->get_string() == "user")
+          ++count;
+  return count;
+}
+
 std::string now_iso8601() {
   using namespace std::chrono;
   const auto now = system_clock::now();

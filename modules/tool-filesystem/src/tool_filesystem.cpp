@@ -9,9 +9,18 @@
 // base); artifact:write {path, tool, bytes, created} after write_file and
 // {path, tool, replacements} after edit_file.
 //
+// Rewind checkpoints (module_support/file_checkpoints.hpp): when the host gives the session a
+// state folder (session_info "state_folder": run and chat do) and config `checkpoints` is not
+// false, write_file and edit_file first keep the file's content as it was before the turn's
+// first change of it, under <state_folder>/checkpoints, so chat's /rewind can put it back.
+// Files over checkpoint_max_file_bytes (default 8 MiB), or past checkpoint_max_total_bytes
+// (default 512 MiB) for the session, are changed but not kept, and the tool's answer says so.
+// Trust: the folder comes from the operator's host, never from the plan or the model.
+//
 // THREADS: the host calls execute on its worker threads, concurrently; the work is done
 // synchronously inside execute. All state is immutable after construction. Two concurrent
 // writes of one file each land whole (atomic rename); the later one wins.
+#include "amplifier/module_support/file_checkpoints.hpp"
 #include "amplifier/module_support/file_tools.hpp"
 #include "path_glob.hpp"
 #include "amplifier/module_support/session_facts.hpp"
@@ -40,6 +49,8 @@ struct FilesystemConfig {
   fs::path working_dir;
   std::vector<std::string> allowed_read_paths;
   std::vector<std::string> allowed_write_paths;
+  std::optional<fs::path> checkpoint_folder;  // none: changes are not checkpointed
+  ms::CheckpointLimits checkpoint_limits;
 };
 
 FilesystemConfig read_config(const amp::sdk::Host &host, std::string_view config_json) {
@@ -55,6 +66,14 @@ FilesystemConfig read_config(const amp::sdk::Host &host, std::string_view config
     config.working_dir = *folder;
     config.allowed_read_paths = config.allowed_write_paths = {"."};
   }
+  if (reader.get_bool("checkpoints", true))
+    if (const auto state = ms::state_folder_of(host)) config.checkpoint_folder = *state / "checkpoints";
+  config.checkpoint_limits.max_file_bytes = static_cast<std::uint64_t>(reader.get_int(
+      "checkpoint_max_file_bytes", static_cast<std::int64_t>(config.checkpoint_limits.max_file_bytes),
+      0, std::int64_t{1} << 40));
+  config.checkpoint_limits.max_total_bytes = static_cast<std::uint64_t>(reader.get_int(
+      "checkpoint_max_total_bytes", static_cast<std::int64_t>(config.checkpoint_limits.max_total_bytes),
+      0, std::int64_t{1} << 44));
   reader.warn_unknown_keys(host);
   std::error_code ec;
   if (!fs::is_directory(config.working_dir, ec)) {
@@ -267,7 +286,11 @@ class FilesystemTools final : public amp::sdk::ToolModule {
       : ToolModule(host),
         config_(std::move(config)),
         read_policy_(config_.working_dir, config_.allowed_read_paths, "read"),
-        write_policy_(config_.working_dir, config_.allowed_write_paths, "write") {}
+        write_policy_(config_.working_dir, config_.allowed_write_paths, "write") {
+    if (config_.checkpoint_folder)
+      checkpoints_ = std::make_unique<ms::FileCheckpoints>(*config_.checkpoint_folder,
+                                                           config_.checkpoint_limits);
+  }
 
   static Handler handler_for(std::string_view tool) {
     if (tool == "read_file") return &FilesystemTools::read_file;
@@ -304,12 +327,13 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     const auto content = input.get_optional_string("content");
     if (!content) throw ToolFailure("write_file input: 'content' is required");
     const fs::path resolved = write_policy_.resolve(path);
+    const std::string unkept = checkpoint(resolved, "write_file");
     const WriteOutcome outcome = write_text_file(resolved, path, *content);
     announce("artifact:write", {{"path", resolved.string()},
                                 {"tool", "write_file"},
                                 {"bytes", content->size()},
                                 {"created", outcome.created}});
-    return outcome.summary;
+    return outcome.summary + (unkept.empty() ? "" : "; " + unkept);
   }
 
   std::string edit_file(ms::ConfigReader input) const {
@@ -323,11 +347,12 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     // Editing reads the file too, so both policies must allow the path.
     const fs::path resolved = write_policy_.resolve(path);
     read_policy_.resolve(path);
+    const std::string unkept = checkpoint(resolved, "edit_file");
     const EditOutcome outcome = edit_text_file(resolved, path, request);
     announce("artifact:write", {{"path", resolved.string()},
                                 {"tool", "edit_file"},
                                 {"replacements", outcome.replacements}});
-    return outcome.summary;
+    return outcome.summary + (unkept.empty() ? "" : "; " + unkept);
   }
 
   std::string glob(ms::ConfigReader input) const {
@@ -364,6 +389,21 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     return output;
   }
 
+  // Keeps `file` as it is before this turn's first change of it; "" when kept or when there is
+  // no checkpoint folder, else the sentence the answer carries. A checkpoint that cannot be
+  // written never stops the change: the model asked for it, and the user is told.
+  std::string checkpoint(const fs::path &file, std::string_view tool) const {
+    if (!checkpoints_) return {};
+    std::int64_t turn = 0;
+    try {
+      turn = ms::user_messages_of(host());
+    } catch (const std::exception &e) {
+      return std::string("not checkpointed (the turn is unknown: ") + e.what() +
+             "): a rewind cannot restore this file";
+    }
+    return checkpoints_->keep_before_change(file, turn, tool);
+  }
+
   DisplayPath display() const {
     return [this](const fs::path &real) { return read_policy_.display(real); };
   }
@@ -381,6 +421,7 @@ class FilesystemTools final : public amp::sdk::ToolModule {
   const FilesystemConfig config_;
   const PathPolicy read_policy_;
   const PathPolicy write_policy_;
+  std::unique_ptr<ms::FileCheckpoints> checkpoints_;  // null: changes are not checkpointed
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 #include "amplifier_sdk.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,16 @@ std::string session_id_of(const amp::sdk::Host &host);
 // (amp::sdk::HostError, std::runtime_error) when the host cannot say: a tool must not start
 // unconfined by mistake.
 std::optional<std::filesystem::path> confined_folder_of(const amp::sdk::Host &host);
+
+// The session's own folder for per-session state (session_info's "state_folder"), or nullopt
+// when the host gave none: then the module keeps nothing of the session on disk.
+std::optional<std::filesystem::path> state_folder_of(const amp::sdk::Host &host);
+
+// How many user messages the session's context holds: the number of the running turn, as
+// `amplifier sessions` and chat's /rewind count turns (a prompt, a steering message or a
+// hook's stored reason each begin one). Reads the whole history: call it per change, not per
+// delta.
+std::int64_t user_messages_of(const amp::sdk::Host &host);
 
 // Now, as ISO 8601 UTC with milliseconds (like the host's event timestamps).
 std::string now_iso8601();
