@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
   amplifier::host::add_agents_command(app, exit_code);
   amplifier::host::add_serve_command(app, exit_code);
   amplifier::host::add_trust_command(app, exit_code);
+  amplifier::host::add_recipe_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
