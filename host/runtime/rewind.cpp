@@ -49,6 +49,10 @@ bool ran_bash(const TurnSpan &turn) {
 
 }  // namespace
 
+void forget_turns(Session &session) {
+  if (auto checkpoints = checkpoints_of(session)) checkpoints->fold_turns_after(0);
+}
+
 std::string describe_rewind_points(Session &session) {
   const json::array messages = history_of(session);
   const std::vector<TurnSpan> turns = turns_of(messages);
@@ -90,13 +94,15 @@ std::string rewind_session(Session &session, const RewindRequest &request) {
     out += fmt::format("the conversation is back at the end of turn {} ({} later turn(s) forgotten)\n",
                        request.turn, turns.size() - static_cast<std::size_t>(request.turn));
     if (!request.files) {
+      // The later turns' numbers will be used again; the files keep what they changed, which
+      // now belongs to the end of this turn.
       const auto changes = changes_per_turn(session);
       std::size_t later = 0;
       for (const auto &[turn, count] : changes) later += turn > request.turn ? count : 0;
+      if (auto checkpoints = checkpoints_of(session)) checkpoints->fold_turns_after(request.turn);
       if (later)
-        out += fmt::format("the files the forgotten turns changed stay as they are "
-                           "(/rewind {} files puts them back)\n",
-                           request.turn);
+        out += fmt::format("the files the forgotten turns changed stay as they are (a rewind "
+                           "to an earlier turn with files still puts them back)\n");
     }
   }
   json::array restored_paths, removed_paths;

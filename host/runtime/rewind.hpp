@@ -24,6 +24,10 @@ struct RewindRequest {
   bool files = false;         // put back the files the later turns changed
 };
 
+// Forgets the conversation's turn numbering in the checkpoints (chat's /clear): every change
+// kept so far belongs to "before turn 1", where a /rewind 0 files still takes it back.
+void forget_turns(Session &session);
+
 // Does it and says what it did, in lines for the terminal (what could not be undone included:
 // files too large to have been kept, commands bash ran). Emits session:rewind {turn,
 // conversation, files, restored, removed}. Throws std::invalid_argument for a turn the session

@@ -104,8 +104,8 @@ ForkResult fork_session_files(const fs::path &store_dir, const std::string &id,
     }
     store::write_metadata(fork.metadata,
                           fork_metadata(std::move(original), id, fork_id, turn, messages,
-                                        previews.empty() ? std::nullopt
-                                                         : std::optional(previews.front())));
+                                        turn == 0 || previews.empty() ? std::nullopt
+                                                                      : std::optional(previews.front())));
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(fork.directory, ignored);

@@ -578,7 +578,7 @@ ApiResponse Api::fork_session(const ApiRequest &request, const std::string &id) 
   // exists only here).
   std::optional<std::string> plan_name;
   if (const json::value *serve = source->session().options().labels.if_contains("serve");
-      serve && serve->is_object())
+      source->reopenable() && serve && serve->is_object())
     if (const json::value *plan = serve->as_object().if_contains("plan"); plan && plan->is_string())
       plan_name = std::string(plan->as_string());
   const auto mode = source->session_mode();

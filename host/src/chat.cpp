@@ -539,6 +539,12 @@ class Chat {
       std::fputs("amplifier: the context could not be cleared\n", stderr);
       return;
     }
+    try {
+      forget_turns(session_);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "amplifier: warning: the file checkpoints keep their turns: %s\n",
+                   terminal_safe(e.what()).c_str());
+    }
     std::fputs("context cleared\n", stdout);
   }
 

@@ -15,22 +15,9 @@ namespace json = boost::json;
 namespace ms = amplifier::module_support;
 using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
+using amp_test::read_whole_file;
 
 namespace {
-
-std::string read_text(const fs::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> lines_of(const fs::path &file) {
-  std::vector<std::string> lines;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // The id `amplifier run` reports for the session it stored.
 std::string stored_session_id(const std::string &stderr_text) {
@@ -80,9 +67,9 @@ TEST_CASE("FileCheckpoints: the first change per turn is kept; a restore goes ba
   REQUIRE(reread.entries().size() == 4);
   CHECK(reread.entries_after(1).size() == 3);
   const ms::RestoreReport to_one = reread.restore_after(1);
-  CHECK(read_text(work / "a.txt") == "three");  // as turn 1 left it
+  CHECK(read_whole_file(work / "a.txt") == "three");  // as turn 1 left it
   CHECK_FALSE(fs::exists(work / "b.txt"));      // turn 2 created it
-  CHECK(read_text(work / "big.txt") == "small now");
+  CHECK(read_whole_file(work / "big.txt") == "small now");
   REQUIRE(to_one.problems.size() == 1);
   CHECK(to_one.problems[0].find("big.txt: not restored: it is 200 bytes") != std::string::npos);
   CHECK(to_one.removed == std::vector<fs::path>{work / "b.txt"});
@@ -90,9 +77,47 @@ TEST_CASE("FileCheckpoints: the first change per turn is kept; a restore goes ba
   CHECK(reread.entries().size() == 1);
 
   const ms::RestoreReport to_zero = ms::FileCheckpoints(folder).restore_after(0);
-  CHECK(read_text(work / "a.txt") == "one");
+  CHECK(read_whole_file(work / "a.txt") == "one");
   CHECK(ms::FileCheckpoints(folder).entries().empty());
   CHECK(fs::is_empty(folder / "blobs"));
+}
+
+TEST_CASE("FileCheckpoints: two instances see each other's journal; folded turns; a link put in place of a folder is refused and kept") {
+  Scratch s;
+  const fs::path work = s.dir / "work", folder = s.dir / "checkpoints";
+  s.write("work/sub/y.txt", "start");
+  ms::FileCheckpoints tool(folder), host(folder);  // tool-filesystem's and chat's
+  CHECK(tool.keep_before_change(work / "sub/y.txt", 2, "write_file").empty());
+  s.write("work/sub/y.txt", "a");
+  CHECK(tool.keep_before_change(work / "sub/y.txt", 3, "write_file").empty());
+  s.write("work/sub/y.txt", "b");
+  // /rewind 1 without the files: turns 2 and 3 now belong to turn 1's end.
+  host.fold_turns_after(1);
+  REQUIRE(tool.entries().size() == 2);
+  CHECK(tool.entries()[0].turn == 1);
+  // The new turn 2 changes y.txt again: kept, because the tool read the folded journal.
+  CHECK(tool.keep_before_change(work / "sub/y.txt", 2, "edit_file").empty());
+  s.write("work/sub/y.txt", "c");
+  CHECK(host.entries().size() == 3);
+  const auto to_one = host.restore_after(1);  // undoes only the new turn 2
+  CHECK(read_whole_file(work / "sub/y.txt") == "b");
+  CHECK(to_one.restored.size() == 1);
+
+  // A link put where the folder was: nothing is written through it, and the entries stay.
+  fs::rename(work / "sub", work / "moved");
+  fs::create_directories(s.dir / "elsewhere");
+  fs::create_directory_symlink(s.dir / "elsewhere", work / "sub");
+  const auto refused = host.restore_after(0);
+  REQUIRE(refused.problems.size() == 2);
+  CHECK(refused.problems[0].find("its folder is no longer the one it was in") != std::string::npos);
+  CHECK_FALSE(fs::exists(s.dir / "elsewhere/y.txt"));
+  CHECK(host.entries().size() == 2);
+  // Put back, the same rewind goes through.
+  fs::remove(work / "sub");
+  fs::rename(work / "moved", work / "sub");
+  CHECK(host.restore_after(0).problems.empty());
+  CHECK(read_whole_file(work / "sub/y.txt") == "start");
+  CHECK(host.entries().empty());
 }
 
 TEST_CASE("tool-filesystem checkpoints each turn's changes in the session's folder, across resumed runs") {
@@ -108,17 +133,23 @@ TEST_CASE("tool-filesystem checkpoints each turn's changes in the session's fold
   const auto second = run_amplifier({"run", "--plan", "turn2.yaml", "--resume", id, "change a, add b"}, s.options());
   INFO(second.out << second.err);
   REQUIRE(second.exit_code == 0);
-  CHECK(read_text(s.dir / "work/a.txt") == "v2");
+  CHECK(read_whole_file(s.dir / "work/a.txt") == "v2");
 
   const fs::path folder = s.dir / "store" / id / "checkpoints";
   const auto entries = ms::FileCheckpoints(folder).entries();
   REQUIRE(entries.size() == 3);
   CHECK(entries[0].turn == 1);  // a.txt did not exist before the first turn
   CHECK_FALSE(entries[0].existed);
-  CHECK(entries[1].turn == 2);  // a.txt as turn 1 left it
-  CHECK(entries[1].existed);
-  CHECK(read_text(folder / "blobs" / *entries[1].blob) == "v1");
-  CHECK(entries[2].path == s.dir / "work/b.txt");
+  // Turn 2's two calls ran side by side: their entries come in either order.
+  const auto a = entries[1].path == s.dir / "work/a.txt" ? entries[1] : entries[2];
+  const auto b = entries[1].path == s.dir / "work/a.txt" ? entries[2] : entries[1];
+  CHECK(a.turn == 2);  // a.txt as turn 1 left it
+  CHECK(a.existed);
+  REQUIRE(a.blob);
+  CHECK(read_whole_file(folder / "blobs" / *a.blob) == "v1");
+  CHECK(b.path == s.dir / "work/b.txt");
+  CHECK(b.turn == 2);
+  CHECK_FALSE(b.existed);
 
   // checkpoints: false keeps nothing; a file over the limit is written and the model told.
   s.write("work/big.txt", std::string(64, 'x'));
@@ -142,29 +173,36 @@ TEST_CASE("a session that is not stored keeps no checkpoints once it ends") {
   const auto run = run_amplifier({"run", "--plan", "memory.yaml", "write"}, s.options());
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(read_text(s.dir / "work/a.txt") == "v1");
+  CHECK(read_whole_file(s.dir / "work/a.txt") == "v1");
   const fs::path store = s.dir / "home/.local/share/amplifier/sessions";
   CHECK((!fs::exists(store) || fs::is_empty(store)));
 }
 
-TEST_CASE("untrusted: a model that writes into the checkpoint folder is refused, and the journal stays the host's") {
+TEST_CASE("untrusted: a model that writes into the checkpoint folder is refused, even inside its allowed paths") {
   Scratch s;
   fs::create_directories(s.dir / "work");
   s.write("turn1.yaml", plan(s, "[{tool_calls: [{name: write_file, input: {path: a.txt, content: v1}}]}, {text: one}]"));
+  // The tools work in the whole scratch folder, the session store included.
+  auto whole_folder = [&](std::string text) {
+    const std::string work = "working_dir: '" + (s.dir / "work").string() + "'";
+    return text.replace(text.find(work), work.size(), "working_dir: '" + s.dir.string() + "'");
+  };
   const auto first = run_amplifier({"run", "--plan", "turn1.yaml", "write a"}, s.options());
   REQUIRE(first.exit_code == 0);
   const std::string id = stored_session_id(first.err);
   const fs::path journal = s.dir / "store" / id / "checkpoints" / "journal.jsonl";
-  const std::string before = read_text(journal);
+  const std::string before = read_whole_file(journal);
   REQUIRE_FALSE(before.empty());
   // A forged entry would make a later /rewind write /etc/passwd-like paths of its choosing.
-  s.write("forge.yaml", plan(s, "[{tool_calls: [{name: write_file, input: {path: '" + journal.string() +
-                                    "', content: '{\"seq\":1,\"turn\":9,\"path\":\"/tmp/x\",\"existed\":true,\"bytes\":1}'}}]}, {text: done}]"));
+  s.write("forge.yaml", whole_folder(plan(s, "[{tool_calls: [{name: write_file, input: {path: '" + journal.string() +
+                                    "', content: '{\"seq\":1,\"turn\":9,\"path\":\"/tmp/x\",\"existed\":true,\"bytes\":1}'}},"
+                                    " {name: edit_file, input: {path: 'store/" + id + "/transcript.jsonl', old_string: 'a', new_string: 'b'}}]}, {text: done}]")));
   const auto forged = run_amplifier({"run", "--plan", "forge.yaml", "--resume", id, "--format", "jsonl", "go"}, s.options());
   INFO(forged.out << forged.err);
   REQUIRE(forged.exit_code == 0);
-  CHECK(forged.out.find("outside the allowed") != std::string::npos);
-  CHECK(read_text(journal) == before);
+  CHECK(forged.out.find("Cannot write " + journal.string() + ": it is in the session store") != std::string::npos);
+  CHECK(forged.out.find("Cannot write store/" + id + "/transcript.jsonl: it is in the session store") != std::string::npos);
+  CHECK(read_whole_file(journal) == before);
 }
 
 TEST_CASE("sessions fork copies the transcript's lines byte for byte through the turn asked for") {
@@ -176,7 +214,7 @@ TEST_CASE("sessions fork copies the transcript's lines byte for byte through the
   const std::string id = stored_session_id(first.err);
   REQUIRE(run_amplifier({"run", "--plan", "p.yaml", "--resume", id, "second question"}, s.options()).exit_code == 0);
   const fs::path store = s.dir / "store";
-  const auto original = lines_of(store / id / "transcript.jsonl");
+  const auto original = amp_test::file_lines(store / id / "transcript.jsonl");
   REQUIRE(original.size() == 4);
 
   const auto too_far = run_amplifier({"sessions", "fork", id, "--at", "3", "--plan", "p.yaml"}, s.options());
@@ -191,12 +229,12 @@ TEST_CASE("sessions fork copies the transcript's lines byte for byte through the
   REQUIRE(std::regex_search(forked.out, match, std::regex("into ([0-9a-f-]{36}) \\(2 message")));
   const std::string fork_id = match[1];
   CHECK(forked.out.find("amplifier chat --plan p.yaml --resume " + fork_id) != std::string::npos);
-  const auto copied = lines_of(store / fork_id / "transcript.jsonl");
+  const auto copied = amp_test::file_lines(store / fork_id / "transcript.jsonl");
   REQUIRE(copied.size() == 2);
   CHECK(copied[0] == original[0]);
   CHECK(copied[1] == original[1]);
-  CHECK(lines_of(store / id / "transcript.jsonl") == original);  // untouched
-  const json::object metadata = json::parse(read_text(store / fork_id / "metadata.json")).as_object();
+  CHECK(amp_test::file_lines(store / id / "transcript.jsonl") == original);  // untouched
+  const json::object metadata = json::parse(read_whole_file(store / fork_id / "metadata.json")).as_object();
   CHECK(metadata.at("forked_from").at("session") == id.c_str());
   CHECK(metadata.at("forked_from").at("turn") == 1);
   CHECK(metadata.at("turn_count") == 1);
@@ -209,6 +247,6 @@ TEST_CASE("sessions fork copies the transcript's lines byte for byte through the
   const auto continued = run_amplifier({"run", "--plan", "p.yaml", "--resume", fork_id, "another"}, s.options());
   INFO(continued.err);
   CHECK(continued.exit_code == 0);
-  CHECK(lines_of(store / fork_id / "transcript.jsonl").size() == 4);
-  CHECK(lines_of(store / id / "transcript.jsonl") == original);
+  CHECK(amp_test::file_lines(store / fork_id / "transcript.jsonl").size() == 4);
+  CHECK(amp_test::file_lines(store / id / "transcript.jsonl") == original);
 }

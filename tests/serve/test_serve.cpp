@@ -400,6 +400,7 @@ hooks: [{{module: hooks-logging, config: {{session_log_template: '{}/{{session_i
   CHECK(body_json(request(serve.port(), "GET", "/v1/sessions/" + fork_id)).at("messages").as_array().size() == 6);
   // Hooks heard where it came from.
   const std::string events = read_text(logs / (fork_id + ".jsonl"));
+  INFO(events);
   CHECK(contains(events, "\"session:fork\""));
   CHECK(contains(events, fmt::format(R"("parent":"{}")", id)));
   CHECK(contains(events, R"("turn":2)"));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -89,7 +90,32 @@ std::string read_whole(const fs::path &file) {
 FileCheckpoints::FileCheckpoints(fs::path folder, CheckpointLimits limits)
     : folder_(std::move(folder)), limits_(limits) {
   std::lock_guard lock(mutex_);
+  refresh();
+}
+
+namespace {
+// What tells this instance the journal changed: another instance appends (the size grows) or
+// rewrites it (a new file, so a new inode: timestamps are too coarse to tell two quick writes
+// apart, and a rewrite may keep the size).
+std::array<std::uint64_t, 3> journal_state(const fs::path &journal) {
+  struct stat status {};
+  if (::stat(journal.c_str(), &status) != 0) return {0, 0, 0};
+  return {static_cast<std::uint64_t>(status.st_ino), static_cast<std::uint64_t>(status.st_size),
+          static_cast<std::uint64_t>(status.st_mtim.tv_sec) * 1'000'000'000u +
+              static_cast<std::uint64_t>(status.st_mtim.tv_nsec)};
+}
+}  // namespace
+
+void FileCheckpoints::remember_journal_state() { seen_ = journal_state(folder_ / kJournal); }
+
+void FileCheckpoints::refresh() {
+  const auto now = journal_state(folder_ / kJournal);
+  if (now == seen_ && (now[0] != 0 || entries_.empty())) return;
+  entries_.clear();
+  kept_.clear();
+  total_bytes_ = 0;
   load();
+  seen_ = now;
 }
 
 void FileCheckpoints::load() {
@@ -115,17 +141,20 @@ void FileCheckpoints::append(const CheckpointEntry &entry) {
   ::close(fd);
   if (written != static_cast<ssize_t>(line.size()))
     throw std::system_error(error, std::generic_category(), "cannot write " + journal.string());
+  remember_journal_state();
 }
 
 void FileCheckpoints::rewrite_journal() {
   std::string text;
   for (const auto &entry : entries_) text += json::serialize(to_json(entry)) + "\n";
   transcript::replace_file_atomically(folder_ / kJournal, text);
+  remember_journal_state();
 }
 
 std::string FileCheckpoints::keep_before_change(const fs::path &file, std::int64_t turn,
                                                 std::string_view tool) {
   std::lock_guard lock(mutex_);
+  refresh();
   if (kept_.contains({turn, file.string()})) return {};
   CheckpointEntry entry;
   entry.seq = next_seq_;
@@ -163,6 +192,9 @@ std::string FileCheckpoints::keep_before_change(const fs::path &file, std::int64
       std::error_code ignored;
       fs::remove(folder_ / "blobs" / *entry.blob, ignored);
     }
+    // Remembered all the same: a later change in this turn must not be kept as "before the
+    // turn", which it is not.
+    kept_.emplace(turn, file.string());
     return "not checkpointed (" + std::string(e.what()) + "): a rewind cannot restore this file";
   }
   ++next_seq_;
@@ -174,41 +206,67 @@ std::string FileCheckpoints::keep_before_change(const fs::path &file, std::int64
   return said;
 }
 
-std::vector<CheckpointEntry> FileCheckpoints::entries() const {
+std::vector<CheckpointEntry> FileCheckpoints::entries() {
   std::lock_guard lock(mutex_);
+  refresh();
   return entries_;
 }
 
-std::vector<CheckpointEntry> FileCheckpoints::entries_after(std::int64_t turn) const {
+std::vector<CheckpointEntry> FileCheckpoints::entries_after(std::int64_t turn) {
   std::lock_guard lock(mutex_);
+  refresh();
   std::vector<CheckpointEntry> later;
   for (const auto &entry : entries_)
     if (entry.turn > turn) later.push_back(entry);
   return later;
 }
 
+namespace {
+// The folder `file` was recorded in is still that folder: its real path is what was recorded
+// (tool-filesystem records resolved paths), so no link was put in place of it or of a folder
+// above it since. A folder that no longer exists is checked at its nearest existing ancestor.
+bool folder_unchanged(const fs::path &file) {
+  std::error_code ec;
+  fs::path folder = file.parent_path();
+  while (!folder.empty() && !fs::exists(fs::symlink_status(folder, ec))) {
+    if (folder == folder.root_path()) break;
+    folder = folder.parent_path();
+  }
+  const fs::path real = fs::canonical(folder, ec);
+  return !ec && real == folder;
+}
+}  // namespace
+
 RestoreReport FileCheckpoints::restore_after(std::int64_t turn) {
   std::lock_guard lock(mutex_);
+  refresh();
   RestoreReport report;
   std::set<std::string> restored, removed;
-  std::vector<CheckpointEntry> undone;
+  std::set<std::uint64_t> undone;  // entries whose change was undone (or had nothing to undo)
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
     const CheckpointEntry &entry = *it;
     if (entry.turn <= turn) continue;
-    undone.push_back(entry);
     const std::string shown = entry.path.string();
     std::error_code ec;
     try {
+      if (!folder_unchanged(entry.path)) {
+        report.problems.push_back(shown + ": not restored: its folder is no longer the one it was "
+                                          "in (a link was put in its place)");
+        continue;
+      }
       if (!entry.existed) {
-        if (fs::exists(fs::symlink_status(entry.path, ec)) && fs::remove(entry.path, ec)) {
-          removed.insert(shown);
-          restored.erase(shown);
+        if (fs::exists(fs::symlink_status(entry.path, ec)) && !fs::remove(entry.path, ec)) {
+          report.problems.push_back(shown + ": not removed: " + ec.message());
+          continue;
         }
-        if (ec) report.problems.push_back(shown + ": not removed: " + ec.message());
+        removed.insert(shown);
+        restored.erase(shown);
+        undone.insert(entry.seq);
         continue;
       }
       if (!entry.blob) {
         report.problems.push_back(shown + ": not restored: " + entry.not_kept);
+        undone.insert(entry.seq);  // nothing kept: nothing a later rewind could do either
         continue;
       }
       const std::string content = read_whole(folder_ / "blobs" / *entry.blob);
@@ -217,6 +275,7 @@ RestoreReport FileCheckpoints::restore_after(std::int64_t turn) {
       if (entry.mode) fs::permissions(entry.path, static_cast<fs::perms>(*entry.mode), ec);
       restored.insert(shown);
       removed.erase(shown);
+      undone.insert(entry.seq);
     } catch (const std::exception &e) {
       report.problems.push_back(shown + ": not restored: " + e.what());
     }
@@ -224,7 +283,12 @@ RestoreReport FileCheckpoints::restore_after(std::int64_t turn) {
   for (const auto &path : restored) report.restored.emplace_back(path);
   for (const auto &path : removed) report.removed.emplace_back(path);
   if (undone.empty()) return report;
-  std::erase_if(entries_, [&](const CheckpointEntry &entry) { return entry.turn > turn; });
+  std::vector<CheckpointEntry> dropped;
+  std::erase_if(entries_, [&](const CheckpointEntry &entry) {
+    if (!undone.contains(entry.seq)) return false;
+    dropped.push_back(entry);
+    return true;
+  });
   kept_.clear();
   total_bytes_ = 0;
   for (const auto &entry : entries_) {
@@ -233,7 +297,7 @@ RestoreReport FileCheckpoints::restore_after(std::int64_t turn) {
   }
   try {
     rewrite_journal();
-    for (const auto &entry : undone) {
+    for (const auto &entry : dropped) {
       std::error_code ignored;
       if (entry.blob) fs::remove(folder_ / "blobs" / *entry.blob, ignored);
     }
@@ -242,6 +306,21 @@ RestoreReport FileCheckpoints::restore_after(std::int64_t turn) {
                               std::string(e.what()));
   }
   return report;
+}
+
+void FileCheckpoints::fold_turns_after(std::int64_t turn) {
+  std::lock_guard lock(mutex_);
+  refresh();
+  bool changed = false;
+  for (auto &entry : entries_)
+    if (entry.turn > turn) {
+      entry.turn = turn;
+      changed = true;
+    }
+  if (!changed) return;
+  kept_.clear();
+  for (const auto &entry : entries_) kept_.emplace(entry.turn, entry.path.string());
+  rewrite_journal();
 }
 
 }  // namespace amplifier::module_support

@@ -50,6 +50,10 @@ struct FilesystemConfig {
   std::vector<std::string> allowed_read_paths;
   std::vector<std::string> allowed_write_paths;
   std::optional<fs::path> checkpoint_folder;  // none: changes are not checkpointed
+  // The session store the state folder is in (its transcripts and checkpoints): never written
+  // by the model's tools, whatever the allowed paths say, so a model cannot plant a checkpoint
+  // that a rewind would then write out.
+  std::optional<fs::path> protected_folder;
   ms::CheckpointLimits checkpoint_limits;
 };
 
@@ -66,8 +70,10 @@ FilesystemConfig read_config(const amp::sdk::Host &host, std::string_view config
     config.working_dir = *folder;
     config.allowed_read_paths = config.allowed_write_paths = {"."};
   }
-  if (reader.get_bool("checkpoints", true))
-    if (const auto state = ms::state_folder_of(host)) config.checkpoint_folder = *state / "checkpoints";
+  if (const auto state = ms::state_folder_of(host)) {
+    if (reader.get_bool("checkpoints", true)) config.checkpoint_folder = *state / "checkpoints";
+    config.protected_folder = fs::weakly_canonical(state->parent_path());
+  }
   config.checkpoint_limits.max_file_bytes = static_cast<std::uint64_t>(reader.get_int(
       "checkpoint_max_file_bytes", static_cast<std::int64_t>(config.checkpoint_limits.max_file_bytes),
       0, std::int64_t{1} << 40));
@@ -327,6 +333,7 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     const auto content = input.get_optional_string("content");
     if (!content) throw ToolFailure("write_file input: 'content' is required");
     const fs::path resolved = write_policy_.resolve(path);
+    refuse_protected(resolved, path);
     const std::string unkept = checkpoint(resolved, "write_file");
     const WriteOutcome outcome = write_text_file(resolved, path, *content);
     announce("artifact:write", {{"path", resolved.string()},
@@ -347,6 +354,7 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     // Editing reads the file too, so both policies must allow the path.
     const fs::path resolved = write_policy_.resolve(path);
     read_policy_.resolve(path);
+    refuse_protected(resolved, path);
     const std::string unkept = checkpoint(resolved, "edit_file");
     const EditOutcome outcome = edit_text_file(resolved, path, request);
     announce("artifact:write", {{"path", resolved.string()},
@@ -387,6 +395,14 @@ class FilesystemTools final : public amp::sdk::ToolModule {
     }
     announce("artifact:read", {{"path", base.string()}, {"tool", "grep"}});
     return output;
+  }
+
+  void refuse_protected(const fs::path &resolved, const std::string &shown) const {
+    if (!config_.protected_folder) return;
+    const fs::path relative = resolved.lexically_relative(*config_.protected_folder);
+    if (!relative.empty() && *relative.begin() != "..")
+      throw ToolFailure("Cannot write " + shown + ": it is in the session store (" +
+                        config_.protected_folder->string() + "), which the file tools never change");
   }
 
   // Keeps `file` as it is before this turn's first change of it; "" when kept or when there is

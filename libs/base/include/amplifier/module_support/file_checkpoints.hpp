@@ -18,6 +18,7 @@
 // THREADS: one FileCheckpoints may be used from several threads (a tool batch writes files in
 // parallel); a mutex orders the journal. One writer process per session folder.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
@@ -67,29 +68,43 @@ class FileCheckpoints {
                                  std::string_view tool);
 
   // Every entry, oldest first.
-  std::vector<CheckpointEntry> entries() const;
+  std::vector<CheckpointEntry> entries();
   // The entries of turns after `turn`, oldest first.
-  std::vector<CheckpointEntry> entries_after(std::int64_t turn) const;
+  std::vector<CheckpointEntry> entries_after(std::int64_t turn);
 
   // Puts every file a turn after `turn` changed back as it was at the end of `turn` (newest
   // change undone first), then forgets those entries and their contents. A file whose content
-  // was not kept stays as it is and is named in `problems`.
+  // was not kept stays as it is and is named in `problems`; so does one that could not be
+  // written, or whose folder is no longer the one recorded (a link put in its place since): its
+  // entry is kept, so a later rewind can try again.
   RestoreReport restore_after(std::int64_t turn);
+
+  // The conversation went back to the end of `turn` without the files (chat's /rewind N, or
+  // /clear with 0): the later turns' changes now belong to turn `turn`, since the files keep
+  // them and the turn numbers after it will be used again. A later rewind to an earlier turn
+  // still undoes them.
+  void fold_turns_after(std::int64_t turn);
 
   const std::filesystem::path &folder() const { return folder_; }
 
  private:
-  void load();                                      // with the mutex held
-  void append(const CheckpointEntry &entry);        // with the mutex held
-  void rewrite_journal();                           // with the mutex held
+  // With the mutex held. The journal is read again whenever it changed on disk since this
+  // instance last read or wrote it: the host's /rewind and the tool each have one.
+  void refresh();
+  void load();
+  void append(const CheckpointEntry &entry);
+  void rewrite_journal();
+  void remember_journal_state();
 
   const std::filesystem::path folder_;
   const CheckpointLimits limits_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::vector<CheckpointEntry> entries_;
   std::set<std::pair<std::int64_t, std::string>> kept_;  // (turn, path) already journaled
   std::uint64_t next_seq_ = 1;
   std::uint64_t total_bytes_ = 0;
+  // The journal as this instance last saw it: inode, size, modification time (nanoseconds).
+  std::array<std::uint64_t, 3> seen_{0, 0, 0};
 };
 
 }  // namespace amplifier::module_support
