@@ -13,7 +13,7 @@ target_link_libraries(amp_doctest_main PUBLIC doctest::doctest)
 set(AMP_TEST_TIMEOUT_FACTOR 1)
 set(AMP_SANITIZER_LABEL "")
 set(AMP_TSAN_TESTS test_kernel test_transport test_cancellation test_hooks test_loop_streaming
-    test_many_sessions test_c_tool test_abi test_serve test_steering)
+    test_many_sessions test_c_tool test_abi test_serve test_steering test_recipes)
 set(AMP_ASAN_EXCLUDE "")
 if(AMP_SANITIZE STREQUAL "thread")
   set(AMP_TEST_TIMEOUT_FACTOR 4)

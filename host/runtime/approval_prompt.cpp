@@ -130,6 +130,13 @@ class TerminalApprover {
       return decision("allow_always", "allowed always earlier in this session", "user");
     Tty tty;
     if (!tty.ok()) return decision("deny", "no terminal to ask", "no-terminal");
+    // One question on the terminal at a time in the whole process: sessions that run side by
+    // side (a recipe's parallel items, parallel delegates) each have their approver, and an
+    // answer typed for one question must not be read by another's.
+    static std::timed_mutex one_question;
+    std::unique_lock turn(one_question, std::defer_lock);
+    while (!turn.try_lock_for(std::chrono::milliseconds(kPollSliceMs)))
+      if (cancelled_()) return decision("deny", "the turn was cancelled", "user");
     return ask(tty, request, tool);
   }
 

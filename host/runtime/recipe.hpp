@@ -30,8 +30,9 @@
 //
 // Trust: the recipe file is the operator's, given on the command line like a script: its bash
 // steps run as the operator (read a downloaded recipe before you run it). What a model answers
-// and what --input gives are data, never code: in a bash step each value is one shell word
-// (single-quoted), and a condition compares values without reading them as an expression. An
+// and what --input gives are data, never code: a bash step's command holds only references to
+// environment variables that hold the values (recipe_template.hpp), and a condition compares
+// values without reading them as an expression. An
 // agent step runs on the plan with its hooks and approvals, an `agent:` narrowed as delegate
 // narrows it (agents.hpp), and `budget` can only lower the plan's.
 #pragma once

@@ -32,7 +32,6 @@ namespace store = session_store;
 namespace {
 
 constexpr std::size_t kStepPreviewChars = 100;
-constexpr std::size_t kShownCommandChars = 600;
 constexpr std::size_t kMaxBashOutputBytes = 4 << 20;
 
 // A step that could not finish, and why (the run stops as failed).
@@ -57,23 +56,29 @@ std::string trim_trailing_newlines(std::string text) {
 // One run: its recipe, its state (the JSON written to state.json) and what it may spend.
 class RecipeRun {
  public:
-  RecipeRun(fs::path dir, json::object state, const RecipeRunOptions &options)
-      : dir_(std::move(dir)), state_(std::move(state)), options_(options) {}
+  // `lock` holds the run's folder (taken before its state was read).
+  RecipeRun(fs::path dir, store::SessionLock lock, json::object state, const RecipeRunOptions &options)
+      : dir_(std::move(dir)), lock_(std::move(lock)), state_(std::move(state)), options_(options) {}
 
   RecipeRunResult run() {
     const std::string id = state_string(state_, "run_id");
-    lock_ = store::SessionLock::try_acquire(dir_);
-    if (!lock_)
-      throw RecipeError(fmt::format("run {} is being run by another process right now", id));
     const fs::path file(state_string(state_.at("recipe").as_object(), "file"));
     recipe_ = load_recipe(file);
     if (recipe_.digest != state_string(state_.at("recipe").as_object(), "digest")) {
       say(fmt::format("the recipe {} changed since the run started: the steps that finished are "
-                      "kept, the others run as the file says now", file.string()));
+                      "kept, the others run as the file says now, and their gates ask again",
+                      file.string()));
       state_["recipe"].as_object()["digest"] = recipe_.digest;
+      // A yes was for the step as it was: an edited command must be approved again.
+      if (json::value *steps = state_.if_contains("steps"); steps && steps->is_object())
+        for (auto &[step, record] : steps->as_object())
+          if (record.is_object() && state_string(record.as_object(), "status") != "done")
+            record.as_object().erase("approved");
     }
     for (const auto &[name, value] : state_.at("inputs").as_object())
       inputs_[name] = value.is_string() ? std::string(value.get_string()) : json::serialize(value);
+    // The plan given to this command (resume --plan), else the one the run started with.
+    if (!options_.plan_file.empty()) state_["plan_file"] = fs::absolute(options_.plan_file).string();
     plan_ = resolve_plan(state_string(state_, "plan_file"), /*with_display=*/false);
     plan_budget_ = plan_.session_extra.contains("budget")
                        ? cost::budget_from_json(plan_.session_extra.at("budget"), "session.budget")
@@ -167,7 +172,7 @@ class RecipeRun {
     TemplateScope scope;
     scope.inputs = &inputs_;
     scope.steps = &outputs_;
-    scope.run_id = state_string(state_, "run_id");
+    scope.run_id = run_id_;
     return scope;
   }
 
@@ -178,9 +183,14 @@ class RecipeRun {
   }
 
   void save() {
+    cost::Totals spent;
+    {
+      std::lock_guard lock(spent_mutex_);
+      spent = spent_;
+    }
     std::lock_guard lock(save_mutex_);
     state_["updated"] = store::utc_timestamp_now();
-    state_["spent"] = cost::to_json(spent_);
+    state_["spent"] = cost::to_json(spent);
     transcript::replace_file_atomically(dir_ / "state.json", json::serialize(state_));
   }
 
@@ -195,13 +205,17 @@ class RecipeRun {
       yes = true;
       say(label + ": approved on the command line");
     } else if (options_.ask_at_terminal && operator_at_terminal()) {
-      const std::string what = step.bash ? "run: " + render_template(*step.bash, scope, Quoting::shell)
-                                         : "ask the model: " + render_template(*step.prompt, scope, Quoting::none);
+      // What will run, whole (values shell-quoted as a reader would write them), whatever the
+      // recipe's own question says.
+      const std::string what =
+          step.foreach ? "for each of " + render_template(*step.foreach, scope, Quoting::none) + ", "
+                       : std::string();
+      const std::string action = step.bash ? "run: " + render_template(*step.bash, scope, Quoting::shell)
+                                           : "ask the model: " + render_template(*step.prompt, scope, Quoting::none);
       const std::string question =
-          step.approval_prompt ? render_template(*step.approval_prompt, scope, Quoting::none)
-                               : fmt::format("Step {} will {}", step.id,
-                                             store::one_line_preview(what, kShownCommandChars));
-      yes = operator_says_yes(terminal_safe(label + ": " + question + "\nApprove it?"));
+          step.approval_prompt ? render_template(*step.approval_prompt, scope, Quoting::none) + "\n" : "";
+      yes = operator_says_yes(terminal_safe(fmt::format("{}: {}step {} will {}{}\nApprove it?", label, question,
+                                                        step.id, what, action)));
       approval_refusal_ = yes ? "" : " (answered no)";
     } else {
       approval_refusal_ = " (no terminal to ask)";
@@ -231,7 +245,11 @@ class RecipeRun {
     if (left->max_cost_usd && (*left->max_cost_usd <= 0 || spent_.unpriced_calls > 0))
       throw BudgetSpent(fmt::format("the recipe's budget of ${:.4f} is spent (${:.4f}{})",
                                     *recipe_.budget.max_cost_usd, spent_.usd,
-                                    spent_.unpriced_calls ? ", and calls of a model with no price" : ""));
+                                    spent_.unpriced_calls ? ", and calls of a model with no price, "
+                                                            "whose cost no money limit can hold: give "
+                                                            "the model a price (session.pricing) or "
+                                                            "use max_tokens"
+                                                          : ""));
     if (left->max_tokens && *left->max_tokens <= 0)
       throw BudgetSpent(fmt::format("the recipe's budget of {} tokens is spent ({})",
                                     *recipe_.budget.max_tokens, spent_.tokens.total()));
@@ -264,8 +282,10 @@ class RecipeRun {
     std::atomic<std::size_t> next{0};
     std::mutex failure_mutex;
     std::optional<std::string> failure;
-    bool budget_spent = false;
-    auto worker = [&] {
+    bool budget_spent = false;  // the failure recorded is the budget's
+    // Never throws: whatever an item does, its failure is recorded and the others stop taking
+    // new items (an exception leaving a thread would end the process).
+    auto worker = [&]() noexcept {
       for (std::size_t n = next++; n < pending.size(); n = next++) {
         {
           std::lock_guard lock(failure_mutex);
@@ -279,27 +299,32 @@ class RecipeRun {
         try {
           check_budget();
           const std::string output = run_once(step, item_scope, label);
-          std::lock_guard lock(save_mutex_);
-          iterations[i] = json::object{{"status", "done"}, {"item", items[i]}, {"output", output}};
+          {
+            std::lock_guard lock(save_mutex_);
+            iterations[i] = json::object{{"status", "done"}, {"item", items[i]}, {"output", output}};
+          }
+          save();
+          say(label + ": done");
         } catch (const BudgetSpent &e) {
           std::lock_guard lock(failure_mutex);
-          if (!failure) failure = e.what();
-          budget_spent = true;
-          continue;
+          if (!failure) {
+            failure = e.what();
+            budget_spent = true;
+          }
         } catch (const std::exception &e) {
           std::lock_guard lock(failure_mutex);
           if (!failure) failure = fmt::format("item {} ({}): {}", i + 1, store::one_line_preview(items[i], 60), e.what());
-          continue;
         }
-        save();
-        say(label + ": done");
       }
     };
-    std::vector<std::thread> workers;
     const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(step.parallel), pending.size());
-    for (std::size_t w = 1; w < count; ++w) workers.emplace_back(worker);
-    if (count > 0) worker();
-    for (auto &thread : workers) thread.join();
+    sessions_at_once_ = static_cast<int>(count);
+    {
+      std::vector<std::jthread> workers;  // joined on the way out, whatever happens
+      for (std::size_t w = 1; w < count; ++w) workers.emplace_back(worker);
+      if (count > 0) worker();
+    }
+    sessions_at_once_ = 1;
     if (failure) {
       if (budget_spent) throw BudgetSpent(*failure);
       throw StepFailure(*failure);
@@ -310,15 +335,16 @@ class RecipeRun {
   }
 
   std::string run_once(const RecipeStep &step, const TemplateScope &scope, const std::string &label) {
-    return step.bash ? run_command(step, render_template(*step.bash, scope, Quoting::shell))
+    return step.bash ? run_command(step, render_command(*step.bash, scope))
                      : run_agent(step, render_template(*step.prompt, scope, Quoting::none), label);
   }
 
-  std::string run_command(const RecipeStep &step, const std::string &command) const {
+  std::string run_command(const RecipeStep &step, ShellCommand command) const {
     proc::Spec spec;
-    spec.argv = {"/bin/sh", "-c", command};
+    spec.argv = {"/bin/sh", "-c", command.text};
     spec.working_dir = working_dir_;
-    spec.environment = proc::environment_with({{"AMPLIFIER_RECIPE_RUN", state_string(state_, "run_id")}});
+    command.variables.emplace_back("AMPLIFIER_RECIPE_RUN", run_id_);
+    spec.environment = proc::environment_with(command.variables);
     proc::RunOptions run;
     run.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(step.timeout);
     run.max_output_bytes = kMaxBashOutputBytes;
@@ -350,7 +376,11 @@ class RecipeRun {
     }
     // The run's budget, as what is left of it, held by the session like its own (the stricter
     // of the plan's and the recipe's).
-    if (const auto left = remaining_budget()) {
+    if (auto left = remaining_budget()) {
+      // Items that run side by side share what is left, so together they stay within it.
+      const int sharing = std::max(1, sessions_at_once_.load());
+      if (left->max_cost_usd) *left->max_cost_usd /= sharing;
+      if (left->max_tokens) *left->max_tokens /= sharing;
       cost::Budget budget = plan_budget_.stricter(*left);
       plan.session_extra["budget"] = cost::to_json(budget);
     }
@@ -375,9 +405,11 @@ class RecipeRun {
   }
 
   const fs::path dir_;
+  store::SessionLock lock_;
   json::object state_;
   const RecipeRunOptions &options_;
-  std::optional<store::SessionLock> lock_;
+  const std::string run_id_ = state_string(state_, "run_id");
+  std::atomic<int> sessions_at_once_{1};
   Recipe recipe_;
   MountPlan plan_;
   cost::Budget plan_budget_;
@@ -424,22 +456,28 @@ RecipeRunResult start_recipe_run(const fs::path &file, const std::map<std::strin
                      {"created", store::utc_timestamp_now()},
                      {"status", "running"},
                      {"steps", json::object{}}};
+  auto lock = store::SessionLock::try_acquire(dir);
+  if (!lock) throw RecipeError(fmt::format("run {} is being run by another process right now", run_id));
   transcript::replace_file_atomically(dir / "state.json", json::serialize(state));
   if (options.progress) options.progress(fmt::format("recipe {}: run {}", recipe.name, run_id));
-  return RecipeRun(dir, std::move(state), options).run();
+  return RecipeRun(dir, std::move(*lock), std::move(state), options).run();
 }
 
 RecipeRunResult resume_recipe_run(const std::string &run_id, const RecipeRunOptions &options) {
   store::check_session_id(run_id);  // the same shape: no path in it
   const fs::path dir = recipe_runs_dir() / run_id;
+  if (!fs::is_directory(dir))
+    throw RecipeError(fmt::format("there is no recipe run '{}' (see: amplifier recipe list)", run_id));
+  // Locked before its state is read: another process that finished a step meanwhile has
+  // written it by the time the lock is ours.
+  auto lock = store::SessionLock::try_acquire(dir);
+  if (!lock) throw RecipeError(fmt::format("run {} is being run by another process right now", run_id));
   json::object state = read_state(dir, run_id);
   if (state_string(state, "status") == "done")
     throw RecipeError(fmt::format("run {} is done; start a new one with amplifier recipe run", run_id));
   if (options.progress)
     options.progress(fmt::format("recipe {}: resuming run {}", state_string(state.at("recipe").as_object(), "name"), run_id));
-  RecipeRunOptions resumed = options;
-  if (resumed.plan_file.empty()) resumed.plan_file = state_string(state, "plan_file");
-  return RecipeRun(dir, std::move(state), resumed).run();
+  return RecipeRun(dir, std::move(*lock), std::move(state), options).run();
 }
 
 std::vector<RecipeRunSummary> list_recipe_runs() {

@@ -57,8 +57,8 @@ std::string lookup(std::string_view name, const TemplateScope &scope) {
 // ---- conditions -------------------------------------------------------------------------
 
 struct Token {
-  enum Kind { value, equal, not_equal, and_, or_, not_, open, close, end } kind;
-  std::string text;  // a value's text
+  enum Kind { value, reference, equal, not_equal, and_, or_, not_, open, close, end } kind;
+  std::string text;  // a value's text, a reference's name
 };
 
 class ConditionParser {
@@ -68,7 +68,7 @@ class ConditionParser {
   }
 
   bool parse() {
-    const bool result = parse_or();
+    const bool result = parse_or(true);
     if (tokens_[at_].kind != Token::end) fail("unexpected text after the condition");
     return result;
   }
@@ -87,12 +87,15 @@ class ConditionParser {
       } else if (text_.compare(i, 2, "{{") == 0) {
         const std::size_t close = text_.find("}}", i + 2);
         if (close == std::string_view::npos) fail("a {{ without }}");
-        tokens_.push_back({Token::value, lookup(text_.substr(i + 2, close - i - 2), scope_)});
+        tokens_.push_back({Token::reference, std::string(text_.substr(i + 2, close - i - 2))});
         i = close + 2;
       } else if (c == '\'' || c == '"') {
         const std::size_t close = text_.find(c, i + 1);
         if (close == std::string_view::npos) fail("a quote that is not closed");
-        tokens_.push_back({Token::value, std::string(text_.substr(i + 1, close - i - 1))});
+        std::string literal(text_.substr(i + 1, close - i - 1));
+        if (literal.find("{{") != std::string::npos)
+          fail("a {{value}} inside quotes is compared as the text '{{...}}': write it unquoted");
+        tokens_.push_back({Token::value, std::move(literal)});
         i = close + 1;
       } else if (text_.compare(i, 2, "==") == 0) {
         tokens_.push_back({Token::equal, {}});
@@ -110,6 +113,8 @@ class ConditionParser {
                text_.compare(end, 2, "!=") != 0 && text_[end] != '\'' && text_[end] != '"')
           ++end;
         const std::string word(text_.substr(i, end - i));
+        if (word.find("{{") != std::string::npos || word.find("}}") != std::string::npos)
+          fail("'" + word + "' mixes a {{value}} with other text: leave a space around it");
         if (word == "and") tokens_.push_back({Token::and_, {}});
         else if (word == "or") tokens_.push_back({Token::or_, {}});
         else if (word == "not") tokens_.push_back({Token::not_, {}});
@@ -128,44 +133,57 @@ class ConditionParser {
              lower == "null" || lower == "0");
   }
 
-  bool parse_or() {
-    bool result = parse_and();
+  // Each parse_* reads its part of the condition whatever `evaluate` says (so a syntax error
+  // anywhere is found), and looks values up only when `evaluate`: `and` and `or` do not look at
+  // what their left side already decided, so a step that was skipped may be named there.
+  bool parse_or(bool evaluate) {
+    bool result = parse_and(evaluate);
     while (tokens_[at_].kind == Token::or_) {
       ++at_;
-      result = parse_and() || result;
+      const bool right = parse_and(evaluate && !result);
+      result = result || right;
     }
     return result;
   }
-  bool parse_and() {
-    bool result = parse_not();
+  bool parse_and(bool evaluate) {
+    bool result = parse_not(evaluate);
     while (tokens_[at_].kind == Token::and_) {
       ++at_;
-      result = parse_not() && result;
+      const bool right = parse_not(evaluate && result);
+      result = result && right;
     }
     return result;
   }
-  bool parse_not() {
+  bool parse_not(bool evaluate) {
     if (tokens_[at_].kind == Token::not_) {
       ++at_;
-      return !parse_not();
+      return !parse_not(evaluate);
     }
-    return parse_comparison();
+    return parse_comparison(evaluate);
   }
-  bool parse_comparison() {
+  std::string operand(bool evaluate) {
+    const Token &token = tokens_[at_];
+    if (token.kind != Token::value && token.kind != Token::reference) fail("expected a value");
+    ++at_;
+    if (token.kind == Token::value || !evaluate) return token.text;
+    return lookup(token.text, scope_);
+  }
+  bool parse_comparison(bool evaluate) {
     if (tokens_[at_].kind == Token::open) {
       ++at_;
-      const bool result = parse_or();
+      const bool result = parse_or(evaluate);
       if (tokens_[at_].kind != Token::close) fail("a ( without )");
       ++at_;
       return result;
     }
-    if (tokens_[at_].kind != Token::value) fail("expected a value");
-    const std::string left = tokens_[at_++].text;
+    const std::string left = operand(evaluate);
     const Token::Kind op = tokens_[at_].kind;
-    if (op != Token::equal && op != Token::not_equal) return truthy(left);
+    if (op != Token::equal && op != Token::not_equal) return evaluate && truthy(left);
     ++at_;
-    if (tokens_[at_].kind != Token::value) fail("expected a value after the comparison");
-    const std::string right = tokens_[at_++].text;
+    if (tokens_[at_].kind != Token::value && tokens_[at_].kind != Token::reference)
+      fail("expected a value after the comparison");
+    const std::string right = operand(evaluate);
+    if (!evaluate) return false;
     const bool same = without_blanks(left) == without_blanks(right);
     return op == Token::equal ? same : !same;
   }
@@ -203,6 +221,48 @@ std::string render_template(std::string_view text, const TemplateScope &scope, Q
   }
   out += text.substr(at);
   return out;
+}
+
+ShellCommand render_command(std::string_view text, const TemplateScope &scope) {
+  constexpr std::size_t kMaxValueBytes = (128 << 10) - 64;  // Linux: MAX_ARG_STRLEN per string
+  ShellCommand command;
+  enum class Quote { none, single, double_ } quote = Quote::none;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "{{") == 0) {
+      const std::size_t close = text.find("}}", i + 2);
+      if (close == std::string_view::npos)
+        throw RecipeError(fmt::format("a {{{{ without }}}} in the command \"{}\"", std::string(text.substr(i, 60))));
+      const std::string name(without_blanks(text.substr(i + 2, close - i - 2)));
+      if (quote == Quote::single)
+        throw RecipeError(fmt::format("{{{{{}}}}} is inside single quotes in the command, where the shell "
+                                      "cannot substitute it: write it outside them (it is quoted for you)",
+                                      name));
+      std::string value = lookup(name, scope);
+      if (value.find('\0') != std::string::npos)
+        throw RecipeError(fmt::format("the value of {{{{{}}}}} has a NUL byte, which a command cannot be given", name));
+      if (value.size() > kMaxValueBytes)
+        throw RecipeError(fmt::format("the value of {{{{{}}}}} is {} bytes; a command is given at most {} "
+                                      "per value (through its environment): have the step write a file "
+                                      "and read that instead",
+                                      name, value.size(), kMaxValueBytes));
+      const std::string variable = fmt::format("AMP_RECIPE_VALUE_{}", command.variables.size() + 1);
+      command.variables.emplace_back(variable, std::move(value));
+      command.text += quote == Quote::double_ ? "${" + variable + "}" : "\"${" + variable + "}\"";
+      i = close + 2;
+      continue;
+    }
+    const char c = text[i];
+    command.text.push_back(c);
+    ++i;
+    if (c == '\\' && quote != Quote::single && i < text.size()) {
+      command.text.push_back(text[i++]);  // an escaped character quotes nothing
+    } else if (c == '\'' && quote != Quote::double_) {
+      quote = quote == Quote::single ? Quote::none : Quote::single;
+    } else if (c == '"' && quote != Quote::single) {
+      quote = quote == Quote::double_ ? Quote::none : Quote::double_;
+    }
+  }
+  return command;
 }
 
 bool evaluate_condition(std::string_view condition, const TemplateScope &scope) {

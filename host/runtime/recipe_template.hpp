@@ -1,12 +1,15 @@
 // The values in a recipe's text: {{...}} templates, a step's condition, a foreach's items.
 // Values come from the operator (inputs) and from models and commands (step outputs): none of
-// them is ever read as code. In a bash command each value becomes one single-quoted shell word;
-// a condition is parsed from the recipe's own text first, and values only fill its slots.
+// them is ever read as code. A bash command never contains a value: each {{...}} becomes a
+// reference to an environment variable holding it ("${AMP_RECIPE_VALUE_1}", double-quoted when
+// the command has it outside quotes), and the shell does not parse what a parameter expands
+// to. A condition is parsed from the recipe's own text; values only fill its slots.
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace amplifier::host {
@@ -22,9 +25,20 @@ struct TemplateScope {
 
 enum class Quoting { none, shell };
 
-// `text` with each {{name}} replaced by its value (shell-quoted with Quoting::shell). Throws
-// RecipeError naming an undefined name and the names that are defined.
+// `text` with each {{name}} replaced by its value (shell-quoted with Quoting::shell: for
+// showing a command to a person, not for running it). Throws RecipeError naming an undefined
+// name and the names that are defined.
 std::string render_template(std::string_view text, const TemplateScope &scope, Quoting quoting);
+
+// A bash step's command as it runs: the text with its {{...}} turned into variable references,
+// and the variables ("NAME=value") to put in its environment. Throws RecipeError for a {{...}}
+// inside single quotes (the shell cannot substitute there: write it outside them, it is quoted
+// for you), a value with a NUL byte, or one too large for an environment (128 KiB).
+struct ShellCommand {
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> variables;
+};
+ShellCommand render_command(std::string_view text, const TemplateScope &scope);
 
 // A condition: comparisons (== !=) of {{values}}, 'quoted' or "quoted" literals and bare words,
 // joined by and, or, not and parentheses; a lone value is true unless it is empty, false, no,

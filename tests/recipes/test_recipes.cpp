@@ -12,18 +12,12 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using amp_host_test::run_amplifier;
 using amp_host_test::Scratch;
+using amp_test::read_whole_file;
 
 namespace {
 
-std::string read_text(const fs::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::size_t line_count(const fs::path &file) {
-  const std::string text = read_text(file);
+  const std::string text = read_whole_file(file);
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -70,7 +64,7 @@ steps:
   CHECK_FALSE(fs::exists(s.dir / "published.txt"));
   CHECK(line_count(s.dir / "built.txt") == 1);
   // The model was asked with the command's output in its prompt.
-  CHECK(read_text(s.dir / "requests.jsonl").find("Summarise: changes for 2.0") != std::string::npos);
+  CHECK(read_whole_file(s.dir / "requests.jsonl").find("Summarise: changes for 2.0") != std::string::npos);
 
   const auto listed = run_amplifier({"recipe", "list", "--json"}, s.options());
   REQUIRE(listed.exit_code == 0);
@@ -108,7 +102,7 @@ steps:
     foreach: "{{steps.items.output}}"
     as: name
     parallel: 2
-    bash: "echo start >> log.txt; sleep 1; echo end >> log.txt; echo {{name}} >> ran.txt; (test {{name}} != d || test -e ok) && echo done-{{name}}"
+    bash: "echo start >> log.txt; touch started.{{name}}; i=0; while [ $(ls started.* | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo end >> log.txt; echo {{name}} >> ran.txt; (test {{name}} != d || test -e ok) && echo done-{{name}}"
   - id: last
     bash: "echo {{steps.work.output}}"
 )Y");
@@ -116,9 +110,9 @@ steps:
   INFO(failed.out << failed.err);
   CHECK(failed.exit_code == 1);
   CHECK(failed.err.find("step work failed: item 4 (d): the command ended with exit code 1") != std::string::npos);
-  // Never more than two at once, and two at once indeed.
+  // Never more than two at once, and two at once indeed (the first two wait for each other).
   int running = 0, most = 0;
-  std::istringstream log(read_text(s.dir / "log.txt"));
+  std::istringstream log(read_whole_file(s.dir / "log.txt"));
   for (std::string line; std::getline(log, line);) {
     running += line == "start" ? 1 : -1;
     most = std::max(most, running);
@@ -145,13 +139,14 @@ steps:
   - id: ask
     prompt: "say something"
   - id: echo
-    bash: "echo {{steps.ask.output}} {{inputs.name}}"
+    bash: "echo \"{{steps.ask.output}}\" {{inputs.name}}"
   - id: judge
     prompt: "is it yes?"
   - id: only-if-yes
     condition: "{{steps.judge.output}} == 'yes'"
     bash: "touch ran-only-if-yes"
   - id: end
+    condition: "{{steps.judge.output}} == 'no' and {{steps.only-if-yes.output}} == 'x' or {{inputs.name}} != ''"
     bash: "echo end"
 )Y");
   const auto run = run_amplifier({"recipe", "run", "inject.yaml", "--plan", "plan.yaml"}, s.options());
@@ -162,6 +157,8 @@ steps:
   CHECK_FALSE(fs::exists(s.dir / "pwned-by-model"));
   CHECK_FALSE(fs::exists(s.dir / "pwned-by-input"));
   CHECK_FALSE(fs::exists(s.dir / "ran-only-if-yes"));
+  // `and` did not look at the skipped step once its left side was false.
+  CHECK(run.out == "end\n");
 }
 
 TEST_CASE("the recipe's budget holds over the whole run: a step past it does not start, and resume says so") {
@@ -203,5 +200,9 @@ TEST_CASE("a broken recipe is named with its step and key; an undefined name fai
   CHECK(undefined.exit_code == 1);
   CHECK(undefined.err.find("{{inputs.whom}} is not defined (defined: inputs.who, run.id)") != std::string::npos);
   CHECK(run_amplifier({"recipe", "resume", "not-a-run"}, s.options()).err.find("there is no recipe run 'not-a-run'") != std::string::npos);
+  s.write("single.yaml", "name: single\ninputs: {who: world}\nsteps:\n  - {id: one, bash: \"echo '{{inputs.who}}'\"}\n");
+  CHECK(run_amplifier({"recipe", "run", "single.yaml"}, s.options()).err.find("{{inputs.who}} is inside single quotes in the command") != std::string::npos);
+  s.write("quoted.yaml", "name: quoted\ninputs: {who: world}\nsteps:\n  - {id: one, condition: \"'{{inputs.who}}' == 'world'\", bash: echo}\n");
+  CHECK(run_amplifier({"recipe", "run", "quoted.yaml"}, s.options()).err.find("a {{value}} inside quotes is compared as the text") != std::string::npos);
   CHECK(run_amplifier({"recipe", "resume", "../escape"}, s.options()).exit_code == 1);
 }
