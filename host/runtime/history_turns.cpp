@@ -61,13 +61,13 @@ std::vector<TurnSpan> turns_of(const json::array &messages) {
   return turns;
 }
 
-std::size_t messages_through_turn(const json::array &messages, std::int64_t turn) {
-  const std::vector<TurnSpan> turns = turns_of(messages);
+std::size_t messages_through_turn(const std::vector<TurnSpan> &turns, std::size_t message_count,
+                                  std::int64_t turn) {
   if (turn < 0 || turn > static_cast<std::int64_t>(turns.size()))
     throw std::invalid_argument(fmt::format(
         "turn {} is not one of this session's: it has {} turn(s) (0 keeps none of them)", turn,
         turns.size()));
-  if (turn == static_cast<std::int64_t>(turns.size())) return messages.size();
+  if (turn == static_cast<std::int64_t>(turns.size())) return message_count;
   return turns[static_cast<std::size_t>(turn)].first;
 }
 

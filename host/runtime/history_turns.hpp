@@ -21,8 +21,10 @@ struct TurnSpan {
 
 std::vector<TurnSpan> turns_of(const boost::json::array &messages);
 
-// How many leading messages hold the conversation through turn `turn` (0: only what precedes
-// the first turn). Throws std::invalid_argument unless 0 <= turn <= the number of turns.
-std::size_t messages_through_turn(const boost::json::array &messages, std::int64_t turn);
+// How many leading messages of a conversation of `message_count` messages whose turns are
+// `turns` (turns_of) hold it through turn `turn` (0: only what precedes the first turn).
+// Throws std::invalid_argument unless 0 <= turn <= the number of turns.
+std::size_t messages_through_turn(const std::vector<TurnSpan> &turns, std::size_t message_count,
+                                  std::int64_t turn);
 
 }  // namespace amplifier::host

@@ -38,8 +38,6 @@
 #pragma once
 #include "amplifier/cost/ledger.hpp"
 
-#include <boost/json/value.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>

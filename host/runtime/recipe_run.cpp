@@ -61,7 +61,7 @@ class RecipeRun {
       : dir_(std::move(dir)), lock_(std::move(lock)), state_(std::move(state)), options_(options) {}
 
   RecipeRunResult run() {
-    const std::string id = state_string(state_, "run_id");
+    const std::string &id = run_id_;
     const fs::path file(state_string(state_.at("recipe").as_object(), "file"));
     recipe_ = load_recipe(file);
     if (recipe_.digest != state_string(state_.at("recipe").as_object(), "digest")) {
@@ -97,9 +97,9 @@ class RecipeRun {
       const std::string status = state_string(record, "status");
       if (status == "done" || status == "skipped") {
         say(label + ": " + status + " earlier");
-        if (status == "done") last_output = state_string(record, "output");
-        if (status == "done") outputs_[step.id] = state_string(record, "output");
-        else outputs_[step.id] = std::nullopt;
+        const bool done = status == "done";
+        outputs_[step.id] = done ? std::optional(state_string(record, "output")) : std::nullopt;
+        if (done) last_output = *outputs_[step.id];
         continue;
       }
       try {
@@ -339,6 +339,14 @@ class RecipeRun {
                      : run_agent(step, render_template(*step.prompt, scope, Quoting::none), label);
   }
 
+  // Starts `sh -c` with the operator's environment plus the step's values.
+  // Trust: who may make this run is the operator alone, who named the recipe file on the
+  // command line (`amplifier recipe run`; nothing else starts a recipe: no serve route, no
+  // tool, and no recipe is ever found in a project folder, so a cloned repository or a
+  // downloaded plan cannot add one). The command text is the recipe's; a serve client has no
+  // way in, and what a model answered (or --input gave) reaches the command only as the value
+  // of an environment variable, never as its text (render_command; test_recipes has a model
+  // and an input try).
   std::string run_command(const RecipeStep &step, ShellCommand command) const {
     proc::Spec spec;
     spec.argv = {"/bin/sh", "-c", command.text};
@@ -387,6 +395,8 @@ class RecipeRun {
     LaunchOptions launch;
     launch.folder = working_dir_;
     launch.approvals_at_terminal = options_.ask_at_terminal;
+    // Loads the plan's modules. Trust: the plan is the operator's (--plan or the built-in one),
+    // an `agent:` narrowed by child_plan as delegate narrows it; the model only writes text.
     auto session = launch_session(std::move(plan), std::move(launch));
     try {
       session->initialize();

@@ -77,7 +77,7 @@ std::string describe_rewind_points(Session &session) {
 std::string rewind_session(Session &session, const RewindRequest &request) {
   const json::array messages = history_of(session);
   const std::vector<TurnSpan> turns = turns_of(messages);
-  const std::size_t keep = messages_through_turn(messages, request.turn);  // checks the turn
+  const std::size_t keep = messages_through_turn(turns, messages.size(), request.turn);  // checks it
   std::string out;
 
   // What cannot be undone: commands bash ran in the later turns.

@@ -58,7 +58,7 @@ ForkResult fork_session_files(const fs::path &store_dir, const std::string &id,
   // First pass: the turns, and the line each one starts on.
   std::vector<std::size_t> turn_lines;  // 1-based line of each user message
   std::vector<std::size_t> message_lines;
-  std::vector<std::string> previews;
+  std::optional<std::string> first_preview;  // of the first user message
   const transcript::Transcript read = transcript::read_transcript(
       files.transcript,
       [&](transcript::Record &&record) {
@@ -67,8 +67,7 @@ ForkResult fork_session_files(const fs::path &store_dir, const std::string &id,
         const json::value *role = message ? message->if_contains("role") : nullptr;
         if (role && role->is_string() && role->get_string() == "user") {
           turn_lines.push_back(record.line);
-          json::array one{record.message};
-          previews.push_back(turns_of(one).front().preview);
+          if (!first_preview) first_preview = turns_of(json::array{record.message}).front().preview;
         }
         return true;
       },
@@ -104,8 +103,7 @@ ForkResult fork_session_files(const fs::path &store_dir, const std::string &id,
     }
     store::write_metadata(fork.metadata,
                           fork_metadata(std::move(original), id, fork_id, turn, messages,
-                                        turn == 0 || previews.empty() ? std::nullopt
-                                                                      : std::optional(previews.front())));
+                                        turn == 0 ? std::nullopt : first_preview));
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(fork.directory, ignored);
@@ -121,9 +119,9 @@ ForkResult fork_session_in(const ContextSessionStore &from, const std::string &i
   if (!session)
     throw std::runtime_error(fmt::format("no session '{}' in the store of {}", id, from.module_id()));
   const json::array &messages = session->at("messages").as_array();
-  const std::int64_t turns = static_cast<std::int64_t>(turns_of(messages).size());
-  const std::int64_t turn = checked_turn(at, turns, id);
-  const std::size_t keep = messages_through_turn(messages, turn);
+  const std::vector<TurnSpan> turn_spans = turns_of(messages);
+  const std::int64_t turn = checked_turn(at, static_cast<std::int64_t>(turn_spans.size()), id);
+  const std::size_t keep = messages_through_turn(turn_spans, messages.size(), turn);
   json::array kept(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(keep));
   json::array origins;
   if (const json::value *stored = session->if_contains("origins"); stored && stored->is_array())
@@ -136,11 +134,10 @@ ForkResult fork_session_in(const ContextSessionStore &from, const std::string &i
     } catch (const std::exception &) {
     }
   }
-  const auto turn_list = turns_of(kept);
   const std::string fork_id = new_uuid();
   const store::SessionMetadata metadata =
       fork_metadata(std::move(original), id, fork_id, turn, keep,
-                    turn_list.empty() ? std::nullopt : std::optional(turn_list.front().preview));
+                    turn == 0 ? std::nullopt : std::optional(turn_spans.front().preview));
   from.query({{"op", "import"},
               {"session_id", fork_id},
               {"metadata", store::to_json(metadata)},

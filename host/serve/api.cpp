@@ -564,7 +564,8 @@ ApiResponse Api::fork_session(const ApiRequest &request, const std::string &id) 
                                limits_.max_sessions));
   json::value parsed = json::parse(source->session().coordinator().context_messages());
   const json::array messages = parsed.is_array() ? std::move(parsed.as_array()) : json::array{};
-  const auto turns = static_cast<std::int64_t>(turns_of(messages).size());
+  const std::vector<TurnSpan> turn_spans = turns_of(messages);
+  const auto turns = static_cast<std::int64_t>(turn_spans.size());
   std::int64_t at = turns;
   if (const json::value *given = body.if_contains("at"); given && !given->is_null()) {
     if (!given->is_int64() || given->as_int64() < 0 || given->as_int64() > turns)
@@ -573,7 +574,7 @@ ApiResponse Api::fork_session(const ApiRequest &request, const std::string &id) 
                                  turns));
     at = given->as_int64();
   }
-  const std::size_t keep = messages_through_turn(messages, at);
+  const std::size_t keep = messages_through_turn(turn_spans, messages.size(), at);
   // The plan another server can open it on, as the original records it (none: a plan that
   // exists only here).
   std::optional<std::string> plan_name;
