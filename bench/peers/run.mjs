@@ -7,6 +7,8 @@
 //                    [--tools 30] [--amplifier PATH]
 //                    [--baseline PATH]   (another amplifier binary, e.g. an older build, as two
 //                                         more contenders in the same run)
+// With build/bench/copy-counter/libamp_copy_counter.so built, it also counts amplifier's
+// copies of 64 KiB or more during the 50,000-delta answer (2 MB), as multiples of the answer.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -81,6 +83,24 @@ function contenders(baseUrl) {
   };
 }
 
+// amplifier's large copies for the big answer, through the LD_PRELOAD counter (when built).
+function countCopies(baseUrl) {
+  const counter = path.resolve(here, '../../build/bench/copy-counter/libamp_copy_counter.so');
+  if (!fs.existsSync(counter)) return [];
+  const all = contenders(baseUrl);
+  return Object.keys(all).filter((name) => name.includes('amplifier') || name.startsWith('baseline'))
+    .map((name) => {
+      const run = all[name](`stream-${big}`);
+      const out = path.join(work, `copies-${name.replace(/\W+/g, '_')}.json`);
+      fs.rmSync(out, { force: true });
+      const result = spawnSync(run.argv[0], run.argv.slice(1), {
+        cwd: work, env: { ...process.env, ...run.env, LD_PRELOAD: counter, AMP_COPY_COUNTER_OUT: out },
+        stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`${name} failed under the copy counter: ${result.stderr}`);
+      return { name, ...JSON.parse(fs.readFileSync(out, 'utf8').trim().split('\n').pop()) };
+    });
+}
+
 // Runs every (contender, model) pair `reps` times, round-robin; returns medians.
 function runAll(pairs) {
   const samples = pairs.map(() => ({ wall: [], rss: [] }));
@@ -128,6 +148,8 @@ try {
     rows.get(pair.name).cold = cold[i].wall;
   });
 
+  const copies = countCopies(baseUrl);
+
   const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   console.log(`\n${vendor}: ${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
   console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
@@ -135,6 +157,13 @@ try {
   for (const [name, row] of rows) {
     const toolLoop = row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined;
     console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(row.tinyMarginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
+  }
+  if (copies.length) {
+    console.log(`\nLarge copies (64 KiB or more, memcpy/memmove) during the ${big.toLocaleString('en-US')}-delta answer, in answers (${(big * 40 / 1e6).toFixed(1)} MB each); the text block's own growth while streaming counts too:\n`);
+    console.log('| contender | copies | bytes copied, in answers | large allocations, in answers |');
+    console.log('|---|---:|---:|---:|');
+    for (const c of copies)
+      console.log(`| ${c.name} | ${c.copies} | ${fmt(c.copied_bytes / (big * 40), 1)} | ${fmt(c.allocated_bytes / (big * 40), 1)} |`);
   }
   const sdk = rows.get(vendorSetup.sdk);
   for (const name of ['amplifier --format jsonl', 'amplifier (text)']) {
