@@ -136,7 +136,13 @@ amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *r
       c.hooks().notify(view(event), std::move(data));
       return AMP_OK;
     }
-    write_json(result, c.hooks().emit(view(event), std::move(data)).to_json());
+    // The final payload is moved into the answer, not copied: it may hold a whole answer.
+    HookResult combined = c.hooks().emit(view(event), std::move(data));
+    boost::json::value payload = std::move(combined.data);
+    combined.data = nullptr;
+    boost::json::object answer = combined.to_json();
+    if (!payload.is_null()) answer["data"] = std::move(payload);
+    write_json(result, answer);
     return AMP_OK;
   });
 }

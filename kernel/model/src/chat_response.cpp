@@ -14,6 +14,26 @@ std::string ChatResponse::text() const {
   return out;
 }
 
+std::string ChatResponse::take_text() {
+  std::size_t blocks = 0, size = 0;
+  TextBlock *only = nullptr;
+  for (auto &block : content)
+    if (auto *text = std::get_if<TextBlock>(&block)) {
+      ++blocks;
+      size += text->text.size();
+      only = text;
+    }
+  if (blocks == 1) return std::move(only->text);
+  std::string out;
+  out.reserve(size);
+  for (auto &block : content)
+    if (auto *text = std::get_if<TextBlock>(&block)) {
+      out += text->text;
+      text->text.clear();
+    }
+  return out;
+}
+
 std::vector<ToolCallBlock> collect_tool_calls(const std::vector<ContentBlock> &blocks) {
   std::vector<ToolCallBlock> calls;
   for (const auto &block : blocks)

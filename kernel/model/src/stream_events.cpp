@@ -1,6 +1,10 @@
 // Builders of the ABI's stream event objects.
 #include "amplifier/stream.hpp"
 
+#include "amplifier/json_text.hpp"
+
+#include <boost/json/serialize.hpp>
+
 namespace amplifier::stream {
 namespace json = boost::json;
 
@@ -85,6 +89,13 @@ json::object block_end(std::size_t index, const ContentBlock &block) {
   json::object event = indexed_event(kContentBlockEnd, index);
   event.emplace("block", to_json(block));
   return event;
+}
+
+std::string block_end_text(std::size_t index, const ContentBlock &block) {
+  SplicedJson spliced;
+  const ContentBlock shell = detail::shell_of(block, spliced);
+  return spliced.render(block_end(index, shell),
+                        [&] { return json::serialize(block_end(index, block)); });
 }
 
 json::object usage(const Usage &counts) { return usage(to_json(counts)); }

@@ -414,7 +414,7 @@ void ResponsesTranslator::replay_item(std::int64_t output_index, const json::obj
   const std::size_t index = next_index_++;
   amplifier::ContentBlock block = amplifier::UnknownBlock{item};
   emit(stream::block_start(index, item));
-  emit(stream::block_end(index, block));
+  sink_.block_end(index, block);
   blocks_.emplace(index, std::move(block));
 }
 
@@ -425,7 +425,7 @@ void ResponsesTranslator::end_block(Key key) {
   open_.erase(it);
   ended_.insert(key);
   amplifier::ContentBlock complete = finished_block(block);
-  emit(stream::block_end(block.index, complete));
+  sink_.block_end(block.index, complete);
   blocks_.emplace(block.index, std::move(complete));  // the text's one copy, kept here
 }
 

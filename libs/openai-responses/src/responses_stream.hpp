@@ -33,6 +33,7 @@
 #include "amplifier/errors.hpp"
 #include "amplifier/json_fields.hpp"
 #include "amplifier/model.hpp"
+#include "amplifier/provider/event_sink.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/array.hpp>
@@ -73,7 +74,7 @@ struct RoundResult {
 
 class ResponsesTranslator {
  public:
-  using EventSink = std::function<void(const boost::json::object &event)>;
+  using EventSink = amplifier::provider::EventSink;
   using DeltaSink =
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 

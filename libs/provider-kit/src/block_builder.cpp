@@ -89,7 +89,7 @@ void BlockBuilder::tool_input(std::size_t index, std::string_view piece) {
 }
 
 void BlockBuilder::end_block(std::size_t index, amplifier::ContentBlock block) {
-  events_(stream::block_end(index, block));
+  events_.block_end(index, block);
   ended_.emplace(index, std::move(block));
 }
 

@@ -1,5 +1,7 @@
 #include "amplifier/provider/http_call.hpp"
 
+#include "amplifier/json_text.hpp"
+
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/wire_log.hpp"
 #include "amplifier/transport/error_mapping.hpp"
@@ -158,9 +160,9 @@ StreamSinks HttpProviderCall::stream_sinks() const {
   const amp::sdk::Host host = identity_.host;
   const amp_call_id id = identity_.id;
   StreamSinks sinks;
-  sinks.events = [host, id](const json::object &event) {
-    host.call_event(id, json::serialize(event));
-  };
+  sinks.events = EventSink::of_text([host, id](std::string_view event_json) {
+    host.call_event(id, event_json);
+  });
   sinks.deltas = [host, id](std::uint32_t index, amp_delta_kind kind, std::string_view text) {
     host.emit_delta(id, index, kind, text);
   };
@@ -212,11 +214,10 @@ void HttpProviderCall::finish_ok(amplifier::ChatResponse response, int status) {
                                 {"model", identity_.model},
                                 {"degradations", std::move(list)}});
   }
-  // Each form of a long answer is let go as soon as the next exists: at most two are alive.
-  json::value payload = amplifier::to_json(response);
+  // Written straight to text, each long string once; the response is let go before the call
+  // ends, so at most two forms of a long answer are alive.
+  std::string text = amplifier::to_json_text(response);
   response = {};
-  std::string text = json::serialize(payload);
-  payload = nullptr;
   identity_.host.call_finish(identity_.id, AMP_OK, text);
   if (on_done_) on_done_(identity_.id);
 }

@@ -353,7 +353,7 @@ void StreamTranslator::block_stop(const json::object &event) {
   const std::size_t index = block.index;
   amplifier::ContentBlock complete = finished_block(block);
   open_.erase(anthropic_index);
-  emit(stream::block_end(index, complete));
+  sink_.block_end(index, complete);
   finished_.emplace(index, std::move(complete));  // the text's one copy, kept for the response
 }
 

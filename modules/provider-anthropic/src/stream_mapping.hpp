@@ -23,6 +23,7 @@
 #include "amplifier/model.hpp"
 #include "amplifier/stream.hpp"
 #include "amplifier/json_fields.hpp"
+#include "amplifier/provider/event_sink.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
@@ -48,7 +49,7 @@ using StreamErrorMapper = std::function<amplifier::KernelError(std::string_view 
 
 class StreamTranslator {
  public:
-  using EventSink = std::function<void(const boost::json::object &event)>;
+  using EventSink = amplifier::provider::EventSink;
   using DeltaSink =
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 

@@ -37,7 +37,7 @@ using StreamErrorMapper = std::function<amplifier::KernelError(std::string_view 
 
 class ChatTranslator {
  public:
-  using EventSink = std::function<void(const boost::json::object &event)>;
+  using EventSink = amplifier::provider::EventSink;
   using DeltaSink =
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 

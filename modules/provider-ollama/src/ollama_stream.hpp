@@ -34,7 +34,7 @@ using StreamErrorMapper = std::function<amplifier::KernelError(std::string_view 
 
 class OllamaTranslator {
  public:
-  using EventSink = std::function<void(const boost::json::object &event)>;
+  using EventSink = amplifier::provider::EventSink;
   using DeltaSink =
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
 

@@ -100,6 +100,9 @@ struct ChatResponse {
 
   // The concatenated text blocks.
   std::string text() const;
+  // The same, taken out of the blocks (which keep empty texts): one text block's string is
+  // moved, not copied, which for a long answer saves a copy of it.
+  std::string take_text();
 };
 
 // The tool_call blocks among `blocks`, in order (what ChatResponse::tool_calls should hold).

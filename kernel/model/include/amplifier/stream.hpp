@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace amplifier {
@@ -52,6 +53,9 @@ boost::json::object reasoning_delta(std::size_t index, boost::json::value conten
 // so providers emit the second form with what the assembler built (see feed()).
 boost::json::object block_end(std::size_t index);
 boost::json::object block_end(std::size_t index, const ContentBlock &block);
+// serialize(block_end(index, block)), with the block's long string written once (see
+// amplifier/json_text.hpp): what providers send, since the block may be a whole answer.
+std::string block_end_text(std::size_t index, const ContentBlock &block);
 
 // {"type":"usage","usage":{...}}. The object form reports only the counts known so far.
 boost::json::object usage(const Usage &usage);

@@ -339,9 +339,9 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
                         {"tool_calls", tool_calls_json(calls)}};
   });
 
-  last_text_ = response.text();
   // A long answer is in memory several times over at this point: the parsed response is done
-  // with once its text and calls are out, and the message once it is stored.
+  // with once its text (moved out) and calls are out, and the message once it is stored.
+  last_text_ = result.response.take_text();
   result.response.content = {};
   {
     // The assistant message goes first, so every tool result stored after it has its call.

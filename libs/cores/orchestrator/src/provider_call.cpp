@@ -45,6 +45,49 @@ std::optional<TypedDelta> typed_form(const json::object &event) {
   return std::nullopt;
 }
 
+ProviderResult failure(KernelError error, const std::string &provider) {
+  if (!error.provider) error.provider = provider;
+  ProviderResult result;
+  result.status = ProviderResult::Status::Error;
+  result.error = std::move(error);
+  return result;
+}
+
+ProviderResult start_failure(amp_status status, const std::string &provider) {
+  if (status == AMP_NOT_FOUND)
+    return failure(KernelError::make(ErrorKind::configuration,
+                                     "provider '" + provider + "' is not mounted"),
+                   provider);
+  return failure(KernelError::make(ErrorKind::internal,
+                                   "the host refused to start a completion on provider '" +
+                                       provider + "' (status " +
+                                       std::to_string(static_cast<int>(status)) + ")"),
+                 provider);
+}
+
+ProviderResult response_from(std::string_view payload, const std::string &provider) {
+  ProviderResult result;
+  try {
+    json::value parsed = parse_json(payload);
+    if (!parsed.is_object()) throw ModelError("", "a ChatResponse must be a JSON object");
+    result.response = from_json<ChatResponse>(parsed);
+    result.response_json = std::move(parsed.get_object());
+  } catch (const std::exception &e) {
+    return failure(KernelError::make(ErrorKind::stream, "provider '" + provider +
+                                                            "' returned an invalid response: " +
+                                                            e.what()),
+                   provider);
+  }
+  result.status = ProviderResult::Status::Response;
+  return result;
+}
+
+ProviderResult interpret(amp_status status, std::string_view payload, const std::string &provider) {
+  if (status == AMP_OK) return response_from(payload, provider);
+  if (status == AMP_CANCELLED) return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
+  return failure(error_from_payload(payload), provider);
+}
+
 // The state one provider call shares between the turn and the sink callbacks, which run on
 // the provider's threads. Held by shared_ptr from the sink, so a call that reports after the
 // turn gave up on it touches live memory.
@@ -108,12 +151,13 @@ struct ProviderStream {
     }
   }
 
-  // Records the terminal event and wakes the turn. Runs on the provider's thread.
+  // Records the terminal event and wakes the turn. Runs on the provider's thread. A response
+  // is read here, straight from the provider's text, so a long answer is not copied first.
   void finish(amp_status s, std::string_view p) {
+    ProviderResult read = s == AMP_OK ? response_from(p, provider) : interpret(s, p, provider);
     signal->publish([&] {
       finished = true;
-      status = s;
-      payload.assign(p);
+      result = std::move(read);
     });
   }
 
@@ -154,52 +198,8 @@ struct ProviderStream {
 
   // Guarded by the signal's mutex; written once, by finish().
   bool finished = false;
-  amp_status status = AMP_ERROR;
-  std::string payload;
+  ProviderResult result;
 };
-
-ProviderResult failure(KernelError error, const std::string &provider) {
-  if (!error.provider) error.provider = provider;
-  ProviderResult result;
-  result.status = ProviderResult::Status::Error;
-  result.error = std::move(error);
-  return result;
-}
-
-ProviderResult start_failure(amp_status status, const std::string &provider) {
-  if (status == AMP_NOT_FOUND)
-    return failure(KernelError::make(ErrorKind::configuration,
-                                     "provider '" + provider + "' is not mounted"),
-                   provider);
-  return failure(KernelError::make(ErrorKind::internal,
-                                   "the host refused to start a completion on provider '" +
-                                       provider + "' (status " +
-                                       std::to_string(static_cast<int>(status)) + ")"),
-                 provider);
-}
-
-ProviderResult response_from(const std::string &payload, const std::string &provider) {
-  ProviderResult result;
-  try {
-    json::value parsed = parse_json(payload);
-    if (!parsed.is_object()) throw ModelError("", "a ChatResponse must be a JSON object");
-    result.response = from_json<ChatResponse>(parsed);
-    result.response_json = std::move(parsed.get_object());
-  } catch (const std::exception &e) {
-    return failure(KernelError::make(ErrorKind::stream, "provider '" + provider +
-                                                            "' returned an invalid response: " +
-                                                            e.what()),
-                   provider);
-  }
-  result.status = ProviderResult::Status::Response;
-  return result;
-}
-
-ProviderResult interpret(amp_status status, const std::string &payload, const std::string &provider) {
-  if (status == AMP_OK) return response_from(payload, provider);
-  if (status == AMP_CANCELLED) return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
-  return failure(error_from_payload(payload), provider);
-}
 
 }  // namespace
 
@@ -262,9 +262,9 @@ Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<T
     stream->abandon();
     co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
   }
-  // `finished` was seen under the signal's mutex after finish() wrote these fields, and
-  // finish() runs once, so they are stable now.
-  ProviderResult result = interpret(stream->status, stream->payload, provider);
+  // `finished` was seen under the signal's mutex after finish() wrote the result, and
+  // finish() runs once, so it is stable now.
+  ProviderResult result = std::move(stream->result);
   {
     std::lock_guard lock(stream->delivery);
     result.content_streamed = stream->content_streamed;

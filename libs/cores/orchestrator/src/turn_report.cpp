@@ -3,6 +3,8 @@
 #include "amplifier/orchestrator/events.hpp"
 #include "amplifier/orchestrator/hook_outcome.hpp"
 
+#include "amplifier/json_text.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -41,12 +43,18 @@ void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome
       if (!outcome.report.empty()) payload["report"] = outcome.report;
       host.call_finish(call, AMP_ERROR, json::serialize(payload));
     } else {
+      // The answer is written into the result's text once (it may be megabytes).
       json::object result;
+      SplicedJson spliced;
       if (!outcome.report.empty()) result["report"] = outcome.report;
-      result["response"] = outcome.response;
+      result["response"] = spliced.marker_for(outcome.response);
       result["status"] = to_string(outcome.status);
       if (outcome.status == Status::BudgetExceeded) result["budget"] = outcome.budget;
-      host.call_finish(call, AMP_OK, json::serialize(result));
+      host.call_finish(call, AMP_OK, spliced.render(result, [&] {
+        json::object whole = result;
+        whole["response"] = outcome.response;
+        return json::serialize(whole);
+      }));
     }
   } catch (...) {  // out of memory while serialising: still end the call exactly once
     host.call_finish(call, AMP_ERROR,

@@ -7,6 +7,7 @@
 // THREADS: one builder per stream.
 #pragma once
 #include "amplifier/model.hpp"
+#include "amplifier/provider/event_sink.hpp"
 #include "amplifier_plugin.h"
 
 #include <boost/json/object.hpp>
@@ -29,7 +30,7 @@ amplifier::ToolCallBlock tool_call_from_arguments(std::string id, std::string na
 
 class BlockBuilder {
  public:
-  using EventSink = std::function<void(const boost::json::object &event)>;
+  using EventSink = amplifier::provider::EventSink;
   using DeltaSink =
       std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)>;
   // Completes a block as it ends (a signature, extra fields).

@@ -8,6 +8,7 @@
 // client's io thread, one at a time; cancel() may come from any thread.
 #pragma once
 #include "amplifier/model.hpp"
+#include "amplifier/provider/event_sink.hpp"
 #include "amplifier/provider/call_reports.hpp"
 #include "amplifier/provider/call_table.hpp"
 #include "amplifier/provider/http_config.hpp"
@@ -53,7 +54,7 @@ struct WireRequest {
 // events (call_event), text / thinking / tool-input deltas typed (ABI 1.2; the SDK falls back
 // to JSON events on an older host), and how a vendor's in-stream error becomes a KernelError.
 struct StreamSinks {
-  std::function<void(const boost::json::object &event)> events;
+  EventSink events;
   std::function<void(std::uint32_t index, amp_delta_kind kind, std::string_view text)> deltas;
   std::function<amplifier::KernelError(std::string_view payload)> map_error;
 };

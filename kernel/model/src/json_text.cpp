@@ -1,0 +1,121 @@
+#include "amplifier/json_text.hpp"
+
+#include "amplifier_sdk_json.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+
+namespace amplifier {
+namespace json = boost::json;
+
+namespace {
+
+// Unguessable by a vendor, fixed for the process: "\x01amp-splice-<nonce>-<n>\x01" quotes to
+// "\u0001amp-splice-<nonce>-<n>\u0001", which no serialised vendor string can contain unless
+// it knows the nonce.
+const std::string &marker_nonce() {
+  static const std::string nonce = [] {
+    std::random_device device;
+    const std::uint64_t value = (std::uint64_t{device()} << 32) ^ device();
+    std::string hex(16, '0');
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; ++i) hex[i] = kHex[(value >> (4 * (15 - i))) & 15];
+    return hex;
+  }();
+  return nonce;
+}
+
+std::string marker_text(std::size_t n) {
+  return "\x01" "amp-splice-" + marker_nonce() + "-" + std::to_string(n) + "\x01";
+}
+
+}  // namespace
+
+std::size_t quoted_size(std::string_view text) noexcept {
+  std::size_t size = text.size() + 2;
+  for (const char c : text) {
+    const char escape = amp::sdk::json::detail::kEscape[static_cast<unsigned char>(c)];
+    if (escape != 0) size += escape == 'u' ? 5 : 1;
+  }
+  return size;
+}
+
+std::string SplicedJson::marker_for(std::string_view text) {
+  texts_.push_back(text);
+  return marker_text(texts_.size() - 1);
+}
+
+std::string SplicedJson::render(const json::value &shell,
+                                const std::function<std::string()> &slow) const {
+  const std::string skeleton = json::serialize(shell);
+  // Where each marker's quoted form sits in the skeleton, in order of position.
+  struct Place {
+    std::size_t at, length, text;
+  };
+  std::vector<Place> places;
+  places.reserve(texts_.size());
+  std::size_t size = skeleton.size();
+  for (std::size_t i = 0; i < texts_.size(); ++i) {
+    std::string quoted_marker;
+    amp::sdk::json::append_quoted(quoted_marker, marker_text(i));
+    const std::size_t at = skeleton.find(quoted_marker);
+    if (at == std::string::npos ||
+        skeleton.find(quoted_marker, at + quoted_marker.size()) != std::string::npos)
+      return slow();
+    places.push_back({at, quoted_marker.size(), i});
+    size += quoted_size(texts_[i]) - quoted_marker.size();
+  }
+  std::sort(places.begin(), places.end(), [](const Place &a, const Place &b) { return a.at < b.at; });
+  std::string out;
+  out.reserve(size);
+  std::size_t from = 0;
+  for (const Place &place : places) {
+    out.append(skeleton, from, place.at - from);
+    amp::sdk::json::append_quoted(out, texts_[place.text]);
+    from = place.at + place.length;
+  }
+  out.append(skeleton, from, std::string::npos);
+  return out;
+}
+
+namespace detail {
+
+ContentBlock shell_of(const ContentBlock &block, SplicedJson &spliced) {
+  if (const auto *text = std::get_if<TextBlock>(&block))
+    return TextBlock{spliced.marker_for(text->text), text->visibility, text->extra};
+  if (const auto *thinking = std::get_if<ThinkingBlock>(&block))
+    return ThinkingBlock{spliced.marker_for(thinking->thinking), thinking->signature,
+                         thinking->visibility, thinking->extra};
+  if (const auto *redacted = std::get_if<RedactedThinkingBlock>(&block))
+    return RedactedThinkingBlock{spliced.marker_for(redacted->data), redacted->visibility,
+                                 redacted->extra};
+  return block;
+}
+
+}  // namespace detail
+
+std::string to_json_text(const ContentBlock &block) {
+  SplicedJson spliced;
+  const ContentBlock shell = detail::shell_of(block, spliced);
+  return spliced.render(to_json(shell), [&] { return json::serialize(to_json(block)); });
+}
+
+std::string to_json_text(const ChatResponse &response) {
+  SplicedJson spliced;
+  ChatResponse shell;
+  shell.content.reserve(response.content.size());
+  for (const auto &block : response.content)
+    shell.content.push_back(detail::shell_of(block, spliced));
+  shell.tool_calls = response.tool_calls;
+  shell.usage = response.usage;
+  shell.degradations = response.degradations;
+  shell.finish_reason = response.finish_reason;
+  shell.metadata = response.metadata;
+  shell.extra = response.extra;
+  return spliced.render(to_json(shell), [&] { return json::serialize(to_json(response)); });
+}
+
+}  // namespace amplifier
