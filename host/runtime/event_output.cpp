@@ -18,21 +18,39 @@ namespace {
 // Runs after every other handler, so the printed payload is what hooks made of it.
 constexpr int kLastPriority = std::numeric_limits<int>::max();
 
+// A line whose payload is at least this long is written in pieces, the payload straight from
+// the event, rather than copied into the line first (a content_block:end or a turn's result
+// carries a whole answer).
+constexpr std::size_t kPiecewisePayloadBytes = 64 * 1024;
+
+bool has_own_fields(HookEvent &event) {
+  return event.has_standard_fields() && !event.session_id().empty();
+}
+
+// What goes before and after the payload's JSON text in a line, for an event with its own
+// fields: {"event":NAME,"data": ... ,"session_id":ID,"ts":TS}
+void append_event_head(std::string &line, HookEvent &event) {
+  line += R"({"event":)";
+  amp::sdk::json::append_quoted(line, event.name());
+  line += R"(,"data":)";
+}
+void append_event_tail(std::string &line, HookEvent &event) {
+  line += R"(,"session_id":)";
+  amp::sdk::json::append_quoted(line, event.session_id());
+  line += R"(,"ts":)";
+  amp::sdk::json::append_quoted(line, event.timestamp());
+  line += '}';
+}
+
 }  // namespace
 
 // Written straight from the event's JSON text when its session id and timestamp are the
 // registry's own (every stream delta), else built as before from the payload the hooks left.
 void append_event_json(std::string &line, HookEvent &event) {
-  if (event.has_standard_fields() && !event.session_id().empty()) {
-    line += R"({"event":)";
-    amp::sdk::json::append_quoted(line, event.name());
-    line += R"(,"data":)";
+  if (has_own_fields(event)) {
+    append_event_head(line, event);
     line += event.data_json();
-    line += R"(,"session_id":)";
-    amp::sdk::json::append_quoted(line, event.session_id());
-    line += R"(,"ts":)";
-    amp::sdk::json::append_quoted(line, event.timestamp());
-    line += '}';
+    append_event_tail(line, event);
   } else {
     const boost::json::object &data = event.data();
     boost::json::object object;
@@ -67,13 +85,15 @@ std::shared_ptr<PacedOutput> PacedOutput::open(std::FILE *out, std::chrono::mill
   return std::shared_ptr<PacedOutput>(new PacedOutput(out, delay));
 }
 
-void PacedOutput::write(std::string_view bytes) {
+void PacedOutput::write(std::string_view bytes) { write({bytes}); }
+
+void PacedOutput::write(std::initializer_list<std::string_view> pieces) {
   std::lock_guard lock(mutex_);
   if (closed_) return;
   // Under our own lock: stdio's would be a second one per line. Other writers of this stream
   // (the host's final lines) take stdio's lock, which fwrite_unlocked does not wait for, so
   // they write only after close().
-  fwrite_unlocked(bytes.data(), 1, bytes.size(), out_);
+  for (std::string_view piece : pieces) fwrite_unlocked(piece.data(), 1, piece.size(), out_);
   if (!flush_pending_) schedule_flush();
 }
 
@@ -105,6 +125,15 @@ void attach_jsonl_output(HookRegistry &hooks, std::shared_ptr<PacedOutput> out) 
       [out](HookEvent &event) -> std::optional<HookResult> {
         thread_local std::string line;  // one per emitting thread, reused: no allocation per line
         line.clear();
+        if (has_own_fields(event) && event.data_json().size() >= kPiecewisePayloadBytes) {
+          append_event_head(line, event);
+          thread_local std::string tail;
+          tail.clear();
+          append_event_tail(tail, event);
+          tail += '\n';
+          out->write({std::string_view(line), event.data_json(), std::string_view(tail)});
+          return std::nullopt;
+        }
         append_event_json(line, event);
         line += '\n';
         out->write(line);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -20,6 +21,8 @@ class PacedOutput : public std::enable_shared_from_this<PacedOutput> {
   static std::shared_ptr<PacedOutput> open(std::FILE *out,
                                            std::chrono::milliseconds delay = std::chrono::milliseconds(2));
   void write(std::string_view bytes);
+  // The pieces one after another, as one write: no other write comes between them.
+  void write(std::initializer_list<std::string_view> pieces);
   void flush();
   // Flushes, and makes later scheduled flushes do nothing: call before the stream goes away.
   void close();
