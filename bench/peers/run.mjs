@@ -50,15 +50,18 @@ async function startServer() {
   return { child, baseUrl: `http://127.0.0.1:${port}` };
 }
 
-// One whole process: wall ms and peak RSS (kB).
+// One whole process: wall ms, CPU ms (user + system: what the client itself spent, without
+// the mock server's time, which every contender waits for alike) and peak RSS (kB).
 function measure(argv, env) {
   const started = process.hrtime.bigint();
-  const result = spawnSync('/usr/bin/time', ['-f', 'maxrss %M', ...argv], {
+  const result = spawnSync('/usr/bin/time', ['-f', 'maxrss %M cpu %U %S', ...argv], {
     cwd: work, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   const rss = Number(/maxrss (\d+)/.exec(result.stderr ?? '')?.[1] ?? NaN);
+  const times = /cpu ([\d.]+) ([\d.]+)/.exec(result.stderr ?? '');
+  const cpu = times ? (Number(times[1]) + Number(times[2])) * 1000 : NaN;
   if (result.status !== 0) throw new Error(`${argv.join(' ')} failed (${result.status}): ${result.stderr}`);
-  return { wall, rss };
+  return { wall, rss, cpu };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -103,15 +106,16 @@ function countCopies(baseUrl) {
 
 // Runs every (contender, model) pair `reps` times, round-robin; returns medians.
 function runAll(pairs) {
-  const samples = pairs.map(() => ({ wall: [], rss: [] }));
+  const samples = pairs.map(() => ({ wall: [], rss: [], cpu: [] }));
   for (const pair of pairs) measure(pair.run.argv, pair.run.env);  // warm the page cache
   for (let rep = 0; rep < reps; ++rep)
     pairs.forEach((pair, i) => {
-      const { wall, rss } = measure(pair.run.argv, pair.run.env);
+      const { wall, rss, cpu } = measure(pair.run.argv, pair.run.env);
       samples[i].wall.push(wall);
       samples[i].rss.push(rss);
+      samples[i].cpu.push(cpu);
     });
-  return samples.map((s) => ({ wall: median(s.wall), rss: median(s.rss) }));
+  return samples.map((s) => ({ wall: median(s.wall), rss: median(s.rss), cpu: median(s.cpu) }));
 }
 
 const { child, baseUrl } = await startServer();
@@ -141,8 +145,12 @@ try {
     row.big = row['stream-big'];
     row.marginal = (row['stream-big'].wall - row['stream-small'].wall) * 1e6 / (big - small);
     row.tinyMarginal = (row['tiny-big'].wall - row['tiny-small'].wall) * 1e6 / (big - small);
+    row.cpuMarginal = (row['stream-big'].cpu - row['stream-small'].cpu) * 1e6 / (big - small);
   }
-  toolPairs.forEach((pair, i) => { rows.get(pair.name)[`k${pair.k}`] = tools[i].wall; });
+  toolPairs.forEach((pair, i) => {
+    rows.get(pair.name)[`k${pair.k}`] = tools[i].wall;
+    rows.get(pair.name)[`cpu${pair.k}`] = tools[i].cpu;
+  });
   coldPairs.forEach((pair, i) => {
     if (!rows.has(pair.name)) rows.set(pair.name, {});
     rows.get(pair.name).cold = cold[i].wall;
@@ -152,11 +160,12 @@ try {
 
   const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   console.log(`\n${vendor}: ${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
-  console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | tool loop, µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | same, CPU ns/event | tool loop, µs/turn | same, CPU µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const toolLoopOf = (row) => (row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined);
+  const toolCpuOf = (row) => (row.cpu0 !== undefined ? (row[`cpu${toolTurns}`] - row.cpu0) * 1000 / toolTurns : undefined);
   for (const [name, row] of rows) {
-    const toolLoop = row.k0 !== undefined ? (row[`k${toolTurns}`] - row.k0) * 1000 / toolTurns : undefined;
-    console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(row.tinyMarginal)} | ${fmt(toolLoop)} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
+    console.log(`| ${name} | ${fmt(row.marginal)} | ${fmt(row.tinyMarginal)} | ${fmt(row.cpuMarginal)} | ${fmt(toolLoopOf(row))} | ${fmt(toolCpuOf(row))} | ${fmt(row.cold, 1)} | ${fmt(row.big ? row.big.rss / 1024 : undefined, 1)} |`);
   }
   if (copies.length) {
     console.log(`\nLarge copies (64 KiB or more, memcpy/memmove) during the ${big.toLocaleString('en-US')}-delta answer, in answers (${(big * 40 / 1e6).toFixed(1)} MB each); the text block's own growth while streaming counts too:\n`);
@@ -171,7 +180,8 @@ try {
     console.log(`\n${name} vs the official SDK: stream ${fmt(sdk.marginal / row.marginal, 1)}x faster ` +
                 `(1-byte deltas ${fmt(sdk.tinyMarginal / row.tinyMarginal, 1)}x), ` +
                 `tool loop ${fmt(((sdk[`k${toolTurns}`] - sdk.k0) / (row[`k${toolTurns}`] - row.k0)), 1)}x, ` +
-                `cold start ${fmt(sdk.cold / row.cold, 1)}x`);
+                `cold start ${fmt(sdk.cold / row.cold, 1)}x; CPU: stream ${fmt(sdk.cpuMarginal / row.cpuMarginal, 1)}x, ` +
+                `tool loop ${fmt(toolCpuOf(sdk) / toolCpuOf(row), 1)}x`);
   }
 } finally {
   child.kill();

@@ -19,17 +19,21 @@
 
 namespace {
 
-// How glibc's allocator serves a one-session command (run, chat, recipe...). A long answer is
-// copied a few times at the end of a turn, each copy on whichever thread handles that step;
-// with the defaults each thread's arena hands freed megabytes back to the system and the next
-// copy faults fresh pages in, which on a virtual machine cost more than the copying (a third
-// of a 2 MB answer's run, measured with perf; bench/peers). One arena, and thresholds that keep
-// large blocks on the heap, reuse the same pages instead. `serve`, with many sessions on many
-// threads, keeps glibc's defaults. The operator's GLIBC_TUNABLES for malloc win over this.
+// How glibc's allocator serves `run` and `chat`, one session at a time. A long answer is copied
+// a few times at the end of a turn, each copy on whichever thread handles that step; with the
+// defaults each thread's arena hands freed megabytes back to the system and the next copy
+// faults fresh pages in, which on a virtual machine costs more than the copying (a third of a
+// 2 MB answer's run, measured with perf; bench/peers). One arena, and thresholds that keep large
+// blocks on the heap, reuse the same pages instead. Commands that run many sessions on many
+// threads at once (serve, a parallel recipe) keep glibc's defaults. The operator's own malloc
+// settings (GLIBC_TUNABLES, MALLOC_ARENA_MAX and friends) win over this.
 void tune_allocator_for_one_session() {
   const char *tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables && std::string_view(tunables).find("glibc.malloc.") != std::string_view::npos)
     return;
+  for (const char *name : {"MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                           "MALLOC_TOP_PAD_"})
+    if (std::getenv(name)) return;
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
@@ -52,7 +56,7 @@ int main(int argc, char **argv) {
                "Fetch and build every git module source this command's plans name without "
                "asking, and record each as trusted at its commit (you vouch for the plans)");
   app.parse_complete_callback([&] {
-    if (!app.got_subcommand("serve")) tune_allocator_for_one_session();
+    if (app.got_subcommand("run") || app.got_subcommand("chat")) tune_allocator_for_one_session();
     if (verbose) amplifier::set_log_level(amplifier::LogLevel::Info);
     amplifier::host::source_trust::trust_every_source(trust_sources);
   });

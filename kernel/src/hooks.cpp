@@ -257,8 +257,9 @@ std::string_view HookEvent::data_json() {
     const std::size_t close = text_.find_last_of('}');
     const std::size_t open = text_.find('{');
     const bool empty = text_.find_first_not_of(" \t\r\n", open + 1) == close;
-    text.assign(text_.substr(0, close));
     std::string_view defaults = defaults_->json_fields;
+    text.reserve(close + defaults.size() + 64);  // one allocation: the payload may be megabytes
+    text.assign(text_.substr(0, close));
     if (empty && !defaults.empty()) defaults.remove_prefix(1);  // no member before: no comma
     text += defaults;
     text += (empty && defaults.empty()) ? R"("timestamp":)" : R"(,"timestamp":)";

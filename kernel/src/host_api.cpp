@@ -136,13 +136,19 @@ amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *r
       c.hooks().notify(view(event), std::move(data));
       return AMP_OK;
     }
-    // The final payload is moved into the answer, not copied: it may hold a whole answer.
+    // The final payload is moved into the answer, not copied: it may hold a whole answer. The
+    // answer's members keep HookResult::to_json's order (action, data, the rest).
     HookResult combined = c.hooks().emit(view(event), std::move(data));
     boost::json::value payload = std::move(combined.data);
     combined.data = nullptr;
-    boost::json::object answer = combined.to_json();
-    if (!payload.is_null()) answer["data"] = std::move(payload);
-    write_json(result, answer);
+    boost::json::object fields = combined.to_json();
+    boost::json::object answer;
+    answer.reserve(fields.size() + 1);
+    for (auto &field : fields) {
+      answer.emplace(field.key(), std::move(field.value()));
+      if (field.key() == "action" && !payload.is_null()) answer.emplace("data", std::move(payload));
+    }
+    write_json(result, boost::json::value(std::move(answer)));
     return AMP_OK;
   });
 }

@@ -15,22 +15,24 @@ using namespace amplifier;
 
 namespace {
 
-// Quotes, backslashes, every control character, UTF-8 (valid and not), and a look-alike of
-// the marker without the process's nonce.
-std::string awkward_text() {
-  std::string text = "plain \"quoted\" back\\slash / ünïcödé 🙂 \xff\xfe bytes ";
+// Quotes, backslashes, every control character, UTF-8 (and, unless asked for valid UTF-8, bytes
+// that are not), a look-alike of the marker without the process's nonce; long enough to be
+// spliced.
+std::string awkward_text(bool valid_utf8 = false) {
+  std::string text = "plain \"quoted\" back\\slash / ünïcödé 🙂 ";
+  if (!valid_utf8) text += "\xff\xfe\xc0\x80 bytes ";
   for (int c = 0; c < 0x20; ++c) text.push_back(static_cast<char>(c));
   text += "\x01" "amp-splice-0000000000000000-0\x01";
   for (int i = 0; i < 2000; ++i) text += "line " + std::to_string(i) + "\n";
   return text;
 }
 
-ChatResponse response_with_everything() {
+ChatResponse response_with_everything(bool valid_utf8 = false) {
   ChatResponse response;
-  response.content.push_back(ThinkingBlock{awkward_text(), std::string("sig/+=="), std::nullopt,
+  response.content.push_back(ThinkingBlock{awkward_text(valid_utf8), std::string("sig/+=="), std::nullopt,
                                            json::object{{"reasoning_field", "x\ny"}}});
   response.content.push_back(RedactedThinkingBlock{"opaque\"data", std::nullopt, {}});
-  response.content.push_back(TextBlock{awkward_text() + "!", std::string("user"),
+  response.content.push_back(TextBlock{awkward_text(valid_utf8) + "!", std::string("user"),
                                        json::object{{"citations", json::array{1, "two"}}}});
   response.content.push_back(
       ToolCallBlock{"toolu_1", "read_file", json::object{{"path", "a\"b"}}, std::nullopt, {}});
@@ -57,14 +59,37 @@ TEST_CASE("a block's text, a response's text and a block end match the serialize
     CHECK(stream::block_end_text(3, block) == json::serialize(stream::block_end(3, block)));
   }
   CHECK(to_json_text(response) == json::serialize(to_json(response)));
-  // And what is written reads back as the same response.
-  CHECK(json::parse(to_json_text(response)) == json::value(to_json(response)));
+  // And what is written reads back as the same response (Boost.JSON reads valid UTF-8 only).
+  const ChatResponse readable = response_with_everything(/*valid_utf8=*/true);
+  CHECK(json::parse(to_json_text(readable)) == json::value(to_json(readable)));
+}
+
+TEST_CASE("the long strings are spliced, not serialised: the slow path is not taken") {
+  const ChatResponse response = response_with_everything();
+  for (const ContentBlock &block : response.content) {
+    SplicedJson spliced;
+    const ContentBlock shell = detail::shell_of(block, spliced);
+    const std::string out = spliced.render(to_json(shell), [] {
+      FAIL("the slow path was taken");
+      return std::string();
+    });
+    CHECK(out == json::serialize(to_json(block)));
+  }
+}
+
+TEST_CASE("many short blocks stay in the shell and come out the same") {
+  ChatResponse response;
+  for (int i = 0; i < 5000; ++i)
+    response.content.push_back(TextBlock{"block " + std::to_string(i) + "\n", std::nullopt, {}});
+  response.content.push_back(TextBlock{awkward_text(), std::nullopt, {}});
+  CHECK(to_json_text(response) == json::serialize(to_json(response)));
 }
 
 TEST_CASE("a marker found twice takes the slow path, with the same result") {
   SplicedJson spliced;
-  const std::string text = "the long text";
-  const std::string marker = spliced.marker_for(text);
+  const std::string text(SplicedJson::kMinSplicedBytes, 'x');
+  const std::string marker = spliced.stand_in(text);
+  CHECK(marker != text);
   // The shell holds the marker twice: a vendor string that somehow carried it.
   const json::object shell{{"a", marker}, {"b", marker}};
   bool slow_used = false;
@@ -75,10 +100,16 @@ TEST_CASE("a marker found twice takes the slow path, with the same result") {
   CHECK(slow_used);
   CHECK(out == "slow");
 
+  SplicedJson missing;
+  (void)missing.stand_in(text);  // a marker the shell never got
+  CHECK(missing.render(json::object{{"a", "x"}}, [] { return std::string("slow"); }) == "slow");
+
   SplicedJson once;
-  const std::string single = once.marker_for(text);
+  const std::string single = once.stand_in(text);
   CHECK(once.render(json::object{{"a", single}, {"b", "x"}}, [] { return std::string("slow"); }) ==
-        R"({"a":"the long text","b":"x"})");
+        R"({"a":")" + text + R"(","b":"x"})");
+  SplicedJson short_one;
+  CHECK(short_one.stand_in("short") == "short");
 }
 
 TEST_CASE("take_text moves one text block's string and joins several") {

@@ -4,7 +4,6 @@
 
 #include <boost/json/serialize.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <random>
 
@@ -43,32 +42,47 @@ std::size_t quoted_size(std::string_view text) noexcept {
   return size;
 }
 
-std::string SplicedJson::marker_for(std::string_view text) {
+std::string SplicedJson::stand_in(std::string_view text) {
+  // A short string costs less copied than spliced (and a response of many short blocks would
+  // otherwise mean many markers).
+  if (mode_ == Mode::plain || text.size() < kMinSplicedBytes) return std::string(text);
   texts_.push_back(text);
   return marker_text(texts_.size() - 1);
 }
 
 std::string SplicedJson::render(const json::value &shell,
                                 const std::function<std::string()> &slow) const {
-  const std::string skeleton = json::serialize(shell);
-  // Where each marker's quoted form sits in the skeleton, in order of position.
+  std::string skeleton = json::serialize(shell);
+  if (texts_.empty()) return skeleton;
+  // One pass over the skeleton: each marker's quoted form is "\u0001amp-splice-NONCE-N\u0001",
+  // and every N must be found exactly once.
+  std::string prefix;
+  amp::sdk::json::append_quoted(prefix, "\x01" "amp-splice-" + marker_nonce() + "-");
+  prefix.pop_back();  // the closing quote: the number and "\u0001" follow
+  constexpr std::string_view kSuffix = "\\u0001\"";
   struct Place {
     std::size_t at, length, text;
   };
   std::vector<Place> places;
   places.reserve(texts_.size());
+  std::vector<bool> seen(texts_.size(), false);
   std::size_t size = skeleton.size();
-  for (std::size_t i = 0; i < texts_.size(); ++i) {
-    std::string quoted_marker;
-    amp::sdk::json::append_quoted(quoted_marker, marker_text(i));
-    const std::size_t at = skeleton.find(quoted_marker);
-    if (at == std::string::npos ||
-        skeleton.find(quoted_marker, at + quoted_marker.size()) != std::string::npos)
+  for (std::size_t at = skeleton.find(prefix); at != std::string::npos;
+       at = skeleton.find(prefix, at + prefix.size())) {
+    std::size_t n = 0;
+    std::size_t end = at + prefix.size();
+    const std::size_t digits = end;
+    while (end < skeleton.size() && skeleton[end] >= '0' && skeleton[end] <= '9' && end - digits < 9)
+      n = n * 10 + static_cast<std::size_t>(skeleton[end++] - '0');
+    if (end == digits || std::string_view(skeleton).substr(end, kSuffix.size()) != kSuffix ||
+        n >= texts_.size() || seen[n])
       return slow();
-    places.push_back({at, quoted_marker.size(), i});
-    size += quoted_size(texts_[i]) - quoted_marker.size();
+    seen[n] = true;
+    const std::size_t length = end + kSuffix.size() - at;
+    places.push_back({at, length, n});
+    size += quoted_size(texts_[n]) - length;
   }
-  std::sort(places.begin(), places.end(), [](const Place &a, const Place &b) { return a.at < b.at; });
+  if (places.size() != texts_.size()) return slow();
   std::string out;
   out.reserve(size);
   std::size_t from = 0;
@@ -85,22 +99,27 @@ namespace detail {
 
 ContentBlock shell_of(const ContentBlock &block, SplicedJson &spliced) {
   if (const auto *text = std::get_if<TextBlock>(&block))
-    return TextBlock{spliced.marker_for(text->text), text->visibility, text->extra};
+    return TextBlock{spliced.stand_in(text->text), text->visibility, text->extra};
   if (const auto *thinking = std::get_if<ThinkingBlock>(&block))
-    return ThinkingBlock{spliced.marker_for(thinking->thinking), thinking->signature,
+    return ThinkingBlock{spliced.stand_in(thinking->thinking), thinking->signature,
                          thinking->visibility, thinking->extra};
   if (const auto *redacted = std::get_if<RedactedThinkingBlock>(&block))
-    return RedactedThinkingBlock{spliced.marker_for(redacted->data), redacted->visibility,
+    return RedactedThinkingBlock{spliced.stand_in(redacted->data), redacted->visibility,
                                  redacted->extra};
   return block;
+}
+
+std::string render_block(const ContentBlock &block,
+                         const std::function<json::value(const ContentBlock &)> &document) {
+  SplicedJson spliced;
+  const ContentBlock shell = detail::shell_of(block, spliced);
+  return spliced.render(document(shell), [&] { return json::serialize(document(block)); });
 }
 
 }  // namespace detail
 
 std::string to_json_text(const ContentBlock &block) {
-  SplicedJson spliced;
-  const ContentBlock shell = detail::shell_of(block, spliced);
-  return spliced.render(to_json(shell), [&] { return json::serialize(to_json(block)); });
+  return detail::render_block(block, [](const ContentBlock &b) { return json::value(to_json(b)); });
 }
 
 std::string to_json_text(const ChatResponse &response) {

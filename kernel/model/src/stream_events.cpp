@@ -3,7 +3,6 @@
 
 #include "amplifier/json_text.hpp"
 
-#include <boost/json/serialize.hpp>
 
 namespace amplifier::stream {
 namespace json = boost::json;
@@ -92,10 +91,8 @@ json::object block_end(std::size_t index, const ContentBlock &block) {
 }
 
 std::string block_end_text(std::size_t index, const ContentBlock &block) {
-  SplicedJson spliced;
-  const ContentBlock shell = detail::shell_of(block, spliced);
-  return spliced.render(block_end(index, shell),
-                        [&] { return json::serialize(block_end(index, block)); });
+  return detail::render_block(
+      block, [index](const ContentBlock &b) { return json::value(block_end(index, b)); });
 }
 
 json::object usage(const Usage &counts) { return usage(to_json(counts)); }

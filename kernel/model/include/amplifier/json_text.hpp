@@ -27,9 +27,17 @@ namespace amplifier {
 // Builds one JSON text from a shell and the long strings it stands in for.
 class SplicedJson {
  public:
-  // A marker to put in the shell where `text` goes (as a JSON string value). `text` must stay
-  // alive and unchanged until render() returns.
-  std::string marker_for(std::string_view text);
+  enum class Mode { splice, plain };
+  // `plain`: stand_in returns every text itself (for building the slow path's document with
+  // the same code).
+  explicit SplicedJson(Mode mode = Mode::splice) : mode_(mode) {}
+
+  // Strings shorter than this go into the shell as they are.
+  static constexpr std::size_t kMinSplicedBytes = 4096;
+
+  // What to put in the shell where `text` goes (as a JSON string value): a marker, or `text`
+  // itself when it is short. A marked `text` must stay alive and unchanged until render().
+  std::string stand_in(std::string_view text);
 
   // The shell's JSON text with each marker's string value replaced by its text, quoted.
   // `slow` builds the same text without markers; it is used when a marker is not found exactly
@@ -38,6 +46,7 @@ class SplicedJson {
                      const std::function<std::string()> &slow) const;
 
  private:
+  Mode mode_;
   std::vector<std::string_view> texts_;
 };
 
@@ -50,9 +59,12 @@ std::string to_json_text(const ContentBlock &block);
 std::string to_json_text(const ChatResponse &response);
 
 namespace detail {
-// A copy of `block` whose long string (text, thinking or redacted data) is a marker of
+// A copy of `block` whose long string (text, thinking or redacted data) is a stand-in of
 // `spliced`; other blocks are copied as they are.
 ContentBlock shell_of(const ContentBlock &block, SplicedJson &spliced);
+// serialize(document(block)), the block's long string written once.
+std::string render_block(const ContentBlock &block,
+                         const std::function<boost::json::value(const ContentBlock &)> &document);
 }  // namespace detail
 
 }  // namespace amplifier

@@ -89,6 +89,7 @@ struct ChatRequest {
 
 // `content` is always written; `tool_calls` and `degradations` only when non-empty
 // (absent and empty mean the same).
+// A field added here goes into to_json_text's shell too (json_text.cpp).
 struct ChatResponse {
   std::vector<ContentBlock> content;
   std::vector<ToolCallBlock> tool_calls;  // the tool_call blocks of `content`, in order

@@ -33,5 +33,12 @@ T from_json(const boost::json::value &json) = delete;
 // Parses JSON text; throws ModelError ("invalid JSON at offset N: ...") instead of a
 // system_error, so callers handle one exception type for every malformed payload.
 boost::json::value parse_json(std::string_view text);
+// The same, the document's memory from `storage`. With a monotonic resource a document read only
+// to build a model (every from_json keeps owned copies, never the document's own memory) is
+// allocated in a few blocks and let go at once instead of node by node.
+boost::json::value parse_json(std::string_view text, boost::json::storage_ptr storage);
+// A storage for such a document: a monotonic resource whose first block fits `text_size` bytes
+// of JSON, owned by the storage_ptr.
+boost::json::storage_ptr scratch_storage(std::size_t text_size);
 
 }  // namespace amplifier

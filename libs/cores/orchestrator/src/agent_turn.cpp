@@ -89,7 +89,7 @@ Task<TurnOutcome> AgentTurn::run_steps(TurnInput input) {
   ledger_.restore_once(host_);
   if (auto over = ledger_.begin_turn()) co_return over_budget(*over);
   turn_totals_.turns = 1;
-  if (auto denied = submit_prompt(prompt, input.mode)) co_return *denied;
+  if (auto denied = submit_prompt(prompt, input.mode)) co_return std::move(*denied);
   provider_ = route_.empty() ? select_provider(providers, config_.provider) : route_.front();
   tool_specs_json_ = host_.tools();
   json::value specs = amplifier::parse_json(tool_specs_json_);
@@ -102,7 +102,8 @@ Task<TurnOutcome> AgentTurn::run_steps(TurnInput input) {
     // Graceful cancellation takes effect here, between iterations: the running work has
     // finished and its results are stored, and no new provider call starts.
     if (cancel_level() >= AMP_CANCEL_GRACEFUL) co_return TurnOutcome::cancelled(last_text_, iterations_);
-    if (auto end = co_await iterate(config_.iteration_limit_reached(iterations_))) co_return *end;
+    if (auto end = co_await iterate(config_.iteration_limit_reached(iterations_)))
+      co_return std::move(*end);  // moved: the answer may be megabytes
   }
 }
 
@@ -376,11 +377,12 @@ Task<std::optional<TurnOutcome>> AgentTurn::handle_response(ProviderResult resul
 // the iteration limit.
 bool AgentTurn::held_at_stop() {
   if (!host_.has_hook_handlers(event::kTurnStop)) return false;
-  const json::object payload{{"response", last_text_},
-                             {"iteration", iterations_},
-                             {"stop_hook_active", stop_continuations_ > 0},
-                             {"continuations", stop_continuations_}};
-  HookOutcome outcome = emit_event(host_, event::kTurnStop, payload);
+  HookOutcome outcome = emit_spliced(host_, event::kTurnStop, [&](SplicedJson &spliced) {
+    return json::object{{"response", spliced.stand_in(last_text_)},
+                        {"iteration", iterations_},
+                        {"stop_hook_active", stop_continuations_ > 0},
+                        {"continuations", stop_continuations_}};
+  });
   // Only an explicit deny holds the turn; an unanswered question never keeps a model working.
   if (outcome.action != "deny" || outcome.end_turn) return false;
   if (stop_continuations_ >= event::kMaxStopContinuations) {

@@ -73,7 +73,7 @@ HookOutcome parse_hook_outcome(std::string_view hook_result_json) {
   json::object o = module_support::parse_json_object(hook_result_json, "hook result");
   outcome.action = string_field(o, "action", "continue");
   outcome.reason = string_field(o, "reason");
-  if (auto *data = o.if_contains("data")) outcome.data = *data;
+  if (auto *data = o.if_contains("data")) outcome.data = std::move(*data);  // may be megabytes
   outcome.injections = read_injections(o);
   outcome.approval_prompt = string_field(o, "approval_prompt");
   outcome.approval_default = string_field(o, "approval_default", "deny");
@@ -96,6 +96,36 @@ HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
   // Nobody listening: the combined result is "continue", and there is nothing to render.
   if (!host.has_hook_handlers(event)) return HookOutcome{};
   return parse_hook_outcome(host.emit(event, json::serialize(data)));
+}
+
+namespace {
+std::string spliced_text(const SplicedPayload &build) {
+  SplicedJson spliced;
+  const json::object shell = build(spliced);
+  return spliced.render(shell, [&] {
+    SplicedJson plain(SplicedJson::Mode::plain);
+    return json::serialize(build(plain));
+  });
+}
+}  // namespace
+
+HookOutcome emit_spliced(const amp::sdk::Host &host, std::string_view event,
+                         const SplicedPayload &build) {
+  if (!host.has_hook_handlers(event)) return HookOutcome{};
+  return parse_hook_outcome(host.emit(event, spliced_text(build)));
+}
+
+void notify_spliced(const amp::sdk::Host &host, std::string_view event,
+                    const SplicedPayload &build) noexcept {
+  try {
+    if (!host.has_hook_handlers(event)) return;
+    if (host.notify(event, spliced_text(build)) != AMP_OK)
+      host.warn("could not emit " + std::string(event));
+  } catch (const std::exception &e) {
+    host.warn("could not emit " + std::string(event) + ": " + e.what());
+  } catch (...) {
+    host.warn("could not emit " + std::string(event));
+  }
 }
 
 void notify_with(const amp::sdk::Host &host, std::string_view event,

@@ -118,13 +118,13 @@ struct ProviderStream {
     json::error_code ec;
     json::value parsed = json::parse(event_json, ec);
     if (ec || !parsed.is_object()) return;  // the host already rejects malformed events
-    const json::object &event = parsed.get_object();
+    json::object &event = parsed.get_object();
     check_consistency(event);
     if (auto delta = typed_form(event)) {
       content_streamed = true;
       return emit_delta(delta->index, delta->kind, delta->text);
     }
-    if (auto kernel_event = kernel_event_for(event)) {
+    if (auto kernel_event = kernel_event_for(std::move(event))) {
       content_streamed = true;
       if (!host.has_hook_handlers(kernel_event->first)) return;
       if (host.notify(kernel_event->first, json::serialize(kernel_event->second)) != AMP_OK)
@@ -151,13 +151,14 @@ struct ProviderStream {
     }
   }
 
-  // Records the terminal event and wakes the turn. Runs on the provider's thread. A response
-  // is read here, straight from the provider's text, so a long answer is not copied first.
+  // Records the terminal event and wakes the turn. Runs on the provider's thread, often the
+  // I/O thread other sessions' streams share: the payload is only copied here, and read on the
+  // turn's worker.
   void finish(amp_status s, std::string_view p) {
-    ProviderResult read = s == AMP_OK ? response_from(p, provider) : interpret(s, p, provider);
     signal->publish([&] {
       finished = true;
-      result = std::move(read);
+      status = s;
+      payload.assign(p);
     });
   }
 
@@ -198,13 +199,14 @@ struct ProviderStream {
 
   // Guarded by the signal's mutex; written once, by finish().
   bool finished = false;
-  ProviderResult result;
+  amp_status status = AMP_ERROR;
+  std::string payload;
 };
 
 }  // namespace
 
 std::optional<std::pair<std::string_view, json::object>> kernel_event_for(
-    const json::object &stream_event) {
+    json::object stream_event) {
   const std::string_view type = string_at(stream_event, "type");
   const json::value *index = stream_event.if_contains("index");
   if (!index) return std::nullopt;
@@ -226,9 +228,12 @@ std::optional<std::pair<std::string_view, json::object>> kernel_event_for(
                      json::object{{"block_index", *index}, {"delta", *delta}}};
   }
   if (type == stream::kContentBlockEnd) {
-    const json::value *block = stream_event.if_contains("block");
-    return std::pair{event::kContentBlockEnd,
-                     json::object{{"block_index", *index}, {"block", block ? *block : json::value()}}};
+    json::value *block = stream_event.if_contains("block");
+    json::object data;
+    data.reserve(2);
+    data.emplace("block_index", *index);
+    data.emplace("block", block ? std::move(*block) : json::value());
+    return std::pair{event::kContentBlockEnd, std::move(data)};
   }
   return std::nullopt;
 }
@@ -262,9 +267,10 @@ Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<T
     stream->abandon();
     co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
   }
-  // `finished` was seen under the signal's mutex after finish() wrote the result, and
-  // finish() runs once, so it is stable now.
-  ProviderResult result = std::move(stream->result);
+  // `finished` was seen under the signal's mutex after finish() wrote these fields, and
+  // finish() runs once, so they are stable now.
+  ProviderResult result = interpret(stream->status, stream->payload, provider);
+  stream->payload = std::string();  // read: a long answer is not kept twice
   {
     std::lock_guard lock(stream->delivery);
     result.content_streamed = stream->content_streamed;

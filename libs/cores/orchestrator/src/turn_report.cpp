@@ -47,7 +47,7 @@ void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome
       json::object result;
       SplicedJson spliced;
       if (!outcome.report.empty()) result["report"] = outcome.report;
-      result["response"] = spliced.marker_for(outcome.response);
+      result["response"] = spliced.stand_in(outcome.response);
       result["status"] = to_string(outcome.status);
       if (outcome.status == Status::BudgetExceeded) result["budget"] = outcome.budget;
       host.call_finish(call, AMP_OK, spliced.render(result, [&] {
@@ -109,8 +109,8 @@ std::string_view to_string(Status status) {
 void report_turn_end(const amp::sdk::Host &host, amp_call_id call, std::string_view orchestrator,
                      std::string_view prompt, const TurnOutcome &outcome) noexcept {
   try {
-    notify_with(host, event::kExecutionEnd, [&] {
-      return json::object{{"response", outcome.response},
+    notify_spliced(host, event::kExecutionEnd, [&](SplicedJson &spliced) {
+      return json::object{{"response", spliced.stand_in(outcome.response)},
                           {"status", execution_status(outcome.status)}};
     });
     notify_with(host, event::kOrchestratorComplete, [&] {
@@ -118,9 +118,9 @@ void report_turn_end(const amp::sdk::Host &host, amp_call_id call, std::string_v
                           {"turn_count", outcome.turn_count},
                           {"status", completion_status(outcome.status)}};
     });
-    notify_with(host, event::kPromptComplete, [&] {
-      return json::object{{"prompt", prompt},
-                          {"response", outcome.response},
+    notify_spliced(host, event::kPromptComplete, [&](SplicedJson &spliced) {
+      return json::object{{"prompt", spliced.stand_in(prompt)},
+                          {"response", spliced.stand_in(outcome.response)},
                           {"status", to_string(outcome.status)}};
     });
   } catch (...) {  // building a payload ran out of memory; the terminal event matters more

@@ -3,8 +3,7 @@
 // JSON text once (stream::block_end_text) rather than built as a DOM and serialised.
 //
 // The host's sink (HttpProviderCall::stream_sinks) takes text; a sink made from a callable of
-// `const boost::json::object &` (tests, adapters) gets every event as an object, text events
-// parsed back for it.
+// `const boost::json::object &` (tests, adapters) gets every event as an object.
 #pragma once
 #include "amplifier/model.hpp"
 
@@ -36,8 +35,6 @@ class EventSink {
 
   // One event as an object.
   void operator()(const boost::json::object &event) const;
-  // One event already written as JSON text.
-  void text(std::string_view event_json) const;
   // {"type":"content_block_end","index":N,"block":block}, the block's text written once.
   void block_end(std::size_t index, const amplifier::ContentBlock &block) const;
 

@@ -1,5 +1,6 @@
 // What an orchestrator needs from the combined HookResult that amp_host_api.emit writes back.
 #pragma once
+#include "amplifier/json_text.hpp"
 #include "amplifier_sdk.hpp"
 
 #include <boost/json/object.hpp>
@@ -65,6 +66,15 @@ HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
 // never thrown: observations must not cost the turn.
 void notify_with(const amp::sdk::Host &host, std::string_view event,
                  const std::function<boost::json::object()> &build) noexcept;
+
+// As emit_event and notify_with, for a payload that may hold a whole answer: `build` puts each
+// long string through spliced.stand_in (amplifier/json_text.hpp), so it is written into the
+// payload's text once instead of copied into a document and serialised.
+using SplicedPayload = std::function<boost::json::object(SplicedJson &spliced)>;
+HookOutcome emit_spliced(const amp::sdk::Host &host, std::string_view event,
+                         const SplicedPayload &build);
+void notify_spliced(const amp::sdk::Host &host, std::string_view event,
+                    const SplicedPayload &build) noexcept;
 
 // Splits injections by lifetime: ephemeral ones are appended to `for_next_request`, the
 // others to `to_store`.

@@ -37,8 +37,9 @@ struct ProviderResult {
 //   content_block_end   -> content_block:end   {block_index, block}
 // Other events (usage, progress) have no kernel event: nullopt. Typed deltas (ABI 1.2) never
 // come here: they go to the hooks as they are (amp::sdk::Host::emit_content_delta).
+// The event is taken: its block moves into the kernel event (a block may be a whole answer).
 std::optional<std::pair<std::string_view, boost::json::object>> kernel_event_for(
-    const boost::json::object &stream_event);
+    boost::json::object stream_event);
 
 // Starts `request_json` on `provider` and completes with its terminal event. Stream events are
 // forwarded to the hooks from the sink callbacks, on the provider's thread, as they come;
