@@ -2,6 +2,7 @@
 #include "host_process.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -97,6 +98,52 @@ TEST_CASE("--format jsonl shows every event of a whole tool loop") {
   CHECK(index_of(names, "tool:pre") < index_of(names, "tool:post"));
   CHECK(index_of(names, "session:start") < index_of(names, "prompt:submit"));
   CHECK(names.back() == "session:end");
+}
+
+TEST_CASE("a long answer comes out whole, byte for byte, in every event and line that carries it") {
+  // 300 KB with quotes, backslashes, newlines, a control character and UTF-8: long enough that
+  // each step writes it spliced (json_text.hpp) and --format jsonl writes its lines in pieces.
+  std::string answer;
+  for (int i = 0; answer.size() < 300000; ++i)
+    answer += "line " + std::to_string(i) + ": \"quoted\" back\\slash \x01 ünïcödé 🙂\n";
+  const std::string thinking(20000, 't');
+  Scratch s;
+  // JSON is YAML: the plan carries the answer exactly as boost::json quotes it.
+  boost::json::object mock{{"chunk_size", 4096},
+                           {"responses", boost::json::array{boost::json::object{
+                                             {"thinking", thinking}, {"signature", "sig=="},
+                                             {"text", answer}}}}};
+  auto plan = s.write(
+      "plan.json",
+      boost::json::serialize(boost::json::object{
+          {"session", boost::json::object{{"orchestrator", "loop-basic"}, {"context", "context-simple"}}},
+          {"providers", boost::json::array{boost::json::object{{"module", "provider-mock"},
+                                                                {"config", mock}}}}}));
+  auto jsonl = run_amplifier({"run", "--plan", plan.string(), "--format", "jsonl", "go"}, s.options());
+  INFO(jsonl.err);
+  REQUIRE(jsonl.exit_code == 0);
+  std::size_t carried = 0;
+  for (const auto &event : parse_jsonl(jsonl.out)) {
+    const auto &name = event.at("event").as_string();
+    const auto &data = event.at("data").as_object();
+    if (name == "content_block:end" && data.at("block").at("type") == "text") {
+      CHECK(data.at("block").at("text").as_string() == answer);
+      ++carried;
+    } else if (name == "content_block:end") {
+      CHECK(data.at("block").at("thinking").as_string() == thinking);
+      CHECK(data.at("block").at("signature").as_string() == "sig==");
+    } else if (name == "execution:end" || name == "prompt:complete") {
+      CHECK(data.at("response").as_string() == answer);
+      ++carried;
+    }
+  }
+  CHECK(carried == 3);
+  auto text = run_amplifier({"run", "--plan", plan.string(), "go"}, s.options());
+  REQUIRE(text.exit_code == 0);
+  // Text output shows control characters instead of obeying them: compare around them.
+  const std::string last_line = answer.substr(answer.rfind("line "), 12);
+  CHECK(text.out.find("line 0: \"quoted\" back\\slash ") != std::string::npos);
+  CHECK(text.out.find(last_line) != std::string::npos);
 }
 
 TEST_CASE("a prompt can come from standard input") {
