@@ -57,14 +57,18 @@ function measure(argv, env) {
   const result = spawnSync('/usr/bin/time', ['-f', 'maxrss %M cpu %U %S', ...argv], {
     cwd: work, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
-  const rss = Number(/maxrss (\d+)/.exec(result.stderr ?? '')?.[1] ?? NaN);
-  const times = /cpu ([\d.]+) ([\d.]+)/.exec(result.stderr ?? '');
-  const cpu = times ? (Number(times[1]) + Number(times[2])) * 1000 : NaN;
+  // GNU time's line is the last one on stderr, whatever the program wrote before it.
+  const times = /maxrss (\d+) cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr ?? '');
+  const rss = times ? Number(times[1]) : NaN;
+  const cpu = times ? (Number(times[2]) + Number(times[3])) * 1000 : NaN;
   if (result.status !== 0) throw new Error(`${argv.join(' ')} failed (${result.status}): ${result.stderr}`);
   return { wall, rss, cpu };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values) => {
+  const known = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  return known.length ? known[Math.floor(known.length / 2)] : NaN;
+};
 
 function contenders(baseUrl) {
   const node = (script) => (model) => ({ argv: [process.execPath, path.join(here, script), baseUrl, model, vendor], env: {} });
@@ -158,7 +162,7 @@ try {
 
   const copies = countCopies(baseUrl);
 
-  const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+  const fmt = (v, digits = 0) => (v === undefined || Number.isNaN(v) || !Number.isFinite(v) ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
   console.log(`\n${vendor}: ${reps} repetitions each, medians; ${big.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} deltas of 40 bytes; tool loop ${toolTurns} read_file turns vs 0; node ${process.version}\n`);
   console.log('| contender | stream ingest, marginal ns/event (40-byte deltas) | same, 1-byte deltas | same, CPU ns/event | tool loop, µs/turn | same, CPU µs/turn | cold start, ms (8-event response) | peak RSS, MB (50,000 deltas) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');

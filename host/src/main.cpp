@@ -24,15 +24,15 @@ namespace {
 // defaults each thread's arena hands freed megabytes back to the system and the next copy
 // faults fresh pages in, which on a virtual machine costs more than the copying (a third of a
 // 2 MB answer's run, measured with perf; bench/peers). One arena, and thresholds that keep large
-// blocks on the heap, reuse the same pages instead. Commands that run many sessions on many
-// threads at once (serve, a parallel recipe) keep glibc's defaults. The operator's own malloc
+// blocks on the heap, reuse the same pages instead. Other commands, among them those that run many
+// sessions on many threads at once (serve, recipes), keep glibc's defaults. The operator's own malloc
 // settings (GLIBC_TUNABLES, MALLOC_ARENA_MAX and friends) win over this.
 void tune_allocator_for_one_session() {
   const char *tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables && std::string_view(tunables).find("glibc.malloc.") != std::string_view::npos)
     return;
-  for (const char *name : {"MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                           "MALLOC_TOP_PAD_"})
+  for (const char *name : {"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_MMAP_THRESHOLD_",
+                           "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
     if (std::getenv(name)) return;
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -148,6 +148,7 @@ amp_status api_emit(amp_host *h, amp_str event, amp_str data_json, amp_writer *r
       answer.emplace(field.key(), std::move(field.value()));
       if (field.key() == "action" && !payload.is_null()) answer.emplace("data", std::move(payload));
     }
+    if (!payload.is_null()) answer.emplace("data", std::move(payload));  // had no "action"
     write_json(result, boost::json::value(std::move(answer)));
     return AMP_OK;
   });

@@ -77,6 +77,31 @@ TEST_CASE("the long strings are spliced, not serialised: the slow path is not ta
   }
 }
 
+TEST_CASE("a dozen long blocks: markers of two digits are found, and the slow path is not taken") {
+  ChatResponse response;
+  for (int i = 0; i < 12; ++i)
+    response.content.push_back(TextBlock{std::to_string(i) + awkward_text(), std::nullopt, {}});
+  SplicedJson spliced;
+  ChatResponse shell;
+  for (const ContentBlock &block : response.content) {
+    shell.content.push_back(detail::shell_of(block, spliced));
+    CHECK(std::get<TextBlock>(shell.content.back()).text.size() < 100);  // a marker stands in
+  }
+  const std::string out = spliced.render(to_json(shell), [] {
+    FAIL("the slow path was taken");
+    return std::string();
+  });
+  CHECK(out == json::serialize(to_json(response)));
+}
+
+TEST_CASE("strings of 4 KiB and more are spliced, shorter ones stay in the shell") {
+  SplicedJson spliced;
+  const std::string below(SplicedJson::kMinSplicedBytes - 1, 'b');
+  const std::string at(SplicedJson::kMinSplicedBytes, 'a');
+  CHECK(spliced.stand_in(below) == below);
+  CHECK(spliced.stand_in(at) != at);
+}
+
 TEST_CASE("many short blocks stay in the shell and come out the same") {
   ChatResponse response;
   for (int i = 0; i < 5000; ++i)
@@ -99,6 +124,13 @@ TEST_CASE("a marker found twice takes the slow path, with the same result") {
   });
   CHECK(slow_used);
   CHECK(out == "slow");
+
+  // Marker 0 twice and marker 1 not at all: as many markers as texts, still the slow path.
+  SplicedJson two;
+  const std::string first = two.stand_in(text);
+  (void)two.stand_in(text);
+  CHECK(two.render(json::object{{"a", first}, {"b", first}}, [] { return std::string("slow"); }) ==
+        "slow");
 
   SplicedJson missing;
   (void)missing.stand_in(text);  // a marker the shell never got

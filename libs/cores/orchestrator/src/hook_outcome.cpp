@@ -101,7 +101,7 @@ HookOutcome emit_event(const amp::sdk::Host &host, std::string_view event,
 namespace {
 std::string spliced_text(const SplicedPayload &build) {
   SplicedJson spliced;
-  const json::object shell = build(spliced);
+  json::value shell = build(spliced);
   return spliced.render(shell, [&] {
     SplicedJson plain(SplicedJson::Mode::plain);
     return json::serialize(build(plain));

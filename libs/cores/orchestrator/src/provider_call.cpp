@@ -155,10 +155,11 @@ struct ProviderStream {
   // I/O thread other sessions' streams share: the payload is only copied here, and read on the
   // turn's worker.
   void finish(amp_status s, std::string_view p) {
+    std::string copy(p);  // outside the lock: it may be megabytes
     signal->publish([&] {
       finished = true;
       status = s;
-      payload.assign(p);
+      payload = std::move(copy);
     });
   }
 
@@ -265,6 +266,8 @@ Task<ProviderResult> call_provider(const amp::sdk::Host &host, std::shared_ptr<T
     // call cleanly. Its content is discarded either way.
     co_await signal->until(finished, std::nullopt, TurnSignal::Clock::now() + cancel_grace);
     stream->abandon();
+    // The sink may outlive the turn; what the call sent is not needed any more.
+    signal->publish([&] { stream->payload = std::string(); });
     co_return ProviderResult{ProviderResult::Status::Cancelled, {}, {}, {}};
   }
   // `finished` was seen under the signal's mutex after finish() wrote these fields, and

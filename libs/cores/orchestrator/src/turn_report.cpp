@@ -50,7 +50,7 @@ void finish_call(const amp::sdk::Host &host, amp_call_id call, const TurnOutcome
       result["response"] = spliced.stand_in(outcome.response);
       result["status"] = to_string(outcome.status);
       if (outcome.status == Status::BudgetExceeded) result["budget"] = outcome.budget;
-      host.call_finish(call, AMP_OK, spliced.render(result, [&] {
+      host.call_finish(call, AMP_OK, spliced.render(json::value(result), [&] {
         json::object whole = result;
         whole["response"] = outcome.response;
         return json::serialize(whole);
