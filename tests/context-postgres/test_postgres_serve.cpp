@@ -287,7 +287,14 @@ TEST_CASE("an acknowledged session exists before its first message, on the plan 
   Reply answered = request(a.port(), "POST", messages_path(id), prompt_body("hi"));
   check_turn_succeeded(answered);
   CHECK(last_data(answered.body, "turn:result").find("from the custom plan") != std::string::npos);
-  CHECK(shown(a.port(), id).at("metadata").at("user").as_string() == "ada");
+  // With --idle-unload 0 the session may already be back in the store when it is shown (the
+  // ASan run of 191eebf saw it): the client's metadata is then in the stored labels.
+  const json::object after = shown(a.port(), id);
+  const json::value &metadata =
+      after.at("loaded").as_bool()
+          ? after.at("metadata")
+          : after.at("stored").at("labels").at("serve").at("metadata");
+  CHECK(metadata.at("user").as_string() == "ada");
 }
 
 TEST_CASE("an approval asked on one server is answered through another") {
