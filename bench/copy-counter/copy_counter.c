@@ -10,6 +10,10 @@
 //   AMP_COPY_COUNTER_TRACE  1: also a backtrace of each counted copy on stderr (slow; for
 //                           finding where the copies come from, with addr2line or perf)
 //
+// Trust: a benchmark tool the operator loads by hand (or bench/peers/run.mjs, which the operator
+// runs); the product never loads it and nothing a serve client, a model, a plan or a cloned
+// repository controls can set LD_PRELOAD or these variables for the host.
+//
 // glibc's own internal copies (inside realloc, stdio) do not pass through these symbols and are
 // not counted; every copy made by the program's code and its libraries is.
 #define _GNU_SOURCE

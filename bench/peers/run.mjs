@@ -91,6 +91,8 @@ function contenders(baseUrl) {
 }
 
 // amplifier's large copies for the big answer, through the LD_PRELOAD counter (when built).
+// Trust: the operator runs this benchmark; the processes it starts are the contenders it names,
+// with the repository's own build and node_modules (pinned by package-lock.json).
 function countCopies(baseUrl) {
   const counter = path.resolve(here, '../../build/bench/copy-counter/libamp_copy_counter.so');
   if (!fs.existsSync(counter)) return [];

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -27,16 +28,27 @@ namespace {
 // blocks on the heap, reuse the same pages instead. Other commands, among them those that run many
 // sessions on many threads at once (serve, recipes), keep glibc's defaults. The operator's own malloc
 // settings (GLIBC_TUNABLES, MALLOC_ARENA_MAX and friends) win over this.
+// Trust: only the process environment is read, which the operator sets (or the operator's own
+// keys.env, loaded before). A serve client, a model, a plan (downloaded or not) and a cloned
+// repository cannot set it: a project's files are never read here (test_host_cli).
 void tune_allocator_for_one_session() {
   const char *tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables && std::string_view(tunables).find("glibc.malloc.") != std::string_view::npos)
-    return;
+  const char *operator_setting =
+      tunables && std::string_view(tunables).find("glibc.malloc.") != std::string_view::npos
+          ? "GLIBC_TUNABLES"
+          : nullptr;
   for (const char *name : {"MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST", "MALLOC_MMAP_THRESHOLD_",
                            "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
-    if (std::getenv(name)) return;
+    if (!operator_setting && std::getenv(name)) operator_setting = name;
+  if (operator_setting) {
+    amplifier::log(amplifier::LogLevel::Info, "host",
+                   std::string("allocator: the operator's ") + operator_setting + " kept");
+    return;
+  }
   mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  amplifier::log(amplifier::LogLevel::Info, "host", "allocator: one arena for one session");
 }
 
 }  // namespace
@@ -56,8 +68,8 @@ int main(int argc, char **argv) {
                "Fetch and build every git module source this command's plans name without "
                "asking, and record each as trusted at its commit (you vouch for the plans)");
   app.parse_complete_callback([&] {
-    if (app.got_subcommand("run") || app.got_subcommand("chat")) tune_allocator_for_one_session();
     if (verbose) amplifier::set_log_level(amplifier::LogLevel::Info);
+    if (app.got_subcommand("run") || app.got_subcommand("chat")) tune_allocator_for_one_session();
     amplifier::host::source_trust::trust_every_source(trust_sources);
   });
 

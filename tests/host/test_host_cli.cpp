@@ -146,6 +146,27 @@ TEST_CASE("a long answer comes out whole, byte for byte, in every event and line
   CHECK(text.out.find(last_line) != std::string::npos);
 }
 
+TEST_CASE("the allocator follows the operator's environment, never a cloned repository's files") {
+  Scratch s;
+  // A cloned repository in the working folder tries to set malloc variables through files.
+  fs::create_directories(s.dir / "repo" / ".amplifier");
+  s.write("repo/.env", "MALLOC_ARENA_MAX=8\n");
+  s.write("repo/.amplifier/keys.env", "MALLOC_ARENA_MAX=8\nGLIBC_TUNABLES=glibc.malloc.arena_max=8\n");
+  auto o = s.options();
+  o.working_dir = (s.dir / "repo").string();
+  o.unset_env.push_back("MALLOC_ARENA_MAX");
+  o.unset_env.push_back("GLIBC_TUNABLES");
+  auto tuned = run_amplifier({"-v", "run", "hello"}, o);
+  INFO(tuned.err);
+  REQUIRE(tuned.exit_code == 0);
+  CHECK(tuned.err.find("allocator: one arena for one session") != std::string::npos);
+  // The operator's environment wins.
+  o.env.emplace_back("MALLOC_ARENA_MAX", "4");
+  auto kept = run_amplifier({"-v", "run", "hello"}, o);
+  REQUIRE(kept.exit_code == 0);
+  CHECK(kept.err.find("allocator: the operator's MALLOC_ARENA_MAX kept") != std::string::npos);
+}
+
 TEST_CASE("a prompt can come from standard input") {
   Scratch s;
   auto o = s.options();
