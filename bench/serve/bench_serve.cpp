@@ -44,6 +44,7 @@ using amplifier::loopback::RecordedRequest;
 using amplifier::loopback::ScriptedResponse;
 
 constexpr const char *kToolMarker = "[bench-serve-tool]";
+constexpr const char *kFloorBinary = BENCH_SERVE_FLOOR;  // bench_serve_floor, built beside this
 
 struct BenchOptions {
   int sessions = 1000;
@@ -61,6 +62,7 @@ struct BenchOptions {
   std::vector<std::string> pg_settings;
   int pg_pool_size = 0;  // 0: context-postgres's default
   std::string before;    // another build's amplifier: each run is made on it first
+  bool floor = false;    // first a run on the relay floor (bench_serve_floor), same load
 };
 
 // The vendor: a paced answer, or (first turn of a tool session) the bash call.
@@ -237,14 +239,19 @@ struct RunSpec {
   std::string context_yaml;
   const PgDatabase *pg = nullptr;
   std::string binary;  // empty: this tree's
+  bool floor = false;  // `binary` is the relay floor: it gets the vendor's URL, not a plan
 };
 
 RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSpec &spec) {
   const PgDatabase *pg = spec.pg;
   amp_serve_test::Scratch scratch;
-  const auto plan = scratch.write("plan.yaml", plan_yaml(vendor.base_url(), spec.context_yaml));
-  std::vector<std::string> args{"--plan", plan.string(), "--root", (scratch.dir / "root").string()};
-  if (o.io_threads) args.insert(args.end(), {"--io-threads", std::to_string(o.io_threads)});
+  std::vector<std::string> args{"--vendor", vendor.base_url()};
+  if (!spec.floor) {
+    const auto plan =
+        scratch.write("plan.yaml", plan_yaml(vendor.base_url(), spec.context_yaml));
+    args = {"--plan", plan.string(), "--root", (scratch.dir / "root").string()};
+    if (o.io_threads) args.insert(args.end(), {"--io-threads", std::to_string(o.io_threads)});
+  }
   amp_serve_test::ServeProcess serve(scratch, args, "127.0.0.1:0",
                                      amp_serve_test::ServeSpawn{serve_limit(o), spec.binary});
   const int pid = serve.pid();
@@ -284,9 +291,11 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
   f.peak_rss_kb = std::max(last.hwm_kb, sampler.peak_rss_kb());
   f.peak_threads = sampler.peak_threads();
   f.peak_fds = sampler.peak_fds();
-  const std::string metrics = amp_serve_test::request(serve.port(), "GET", "/metrics").body;
-  f.serve_first_event = fmt::format("p50 {} / p99 {}", histogram_quantile(metrics, 0.5),
-                                    histogram_quantile(metrics, 0.99));
+  if (!spec.floor) {
+    const std::string metrics = amp_serve_test::request(serve.port(), "GET", "/metrics").body;
+    f.serve_first_event = fmt::format("p50 {} / p99 {}", histogram_quantile(metrics, 0.5),
+                                      histogram_quantile(metrics, 0.99));
+  }
   stop_serve(serve, f);
   if (pg) f.rows = count_rows(*pg);  // every message serve acknowledged
 
@@ -298,6 +307,16 @@ RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSp
 }
 
 std::string mb(std::int64_t kb) { return fmt::format("{:.1f} MB", static_cast<double>(kb) / 1024); }
+
+double cpu_per_delta(const RunResult &r) {
+  return r.serve.cpu_turns_s / std::max<double>(1, r.load.deltas);
+}
+
+// What a run's CPU per delta is over the relay floor's, in the same invocation.
+std::string cpu_ratio(const RunResult &r, const RunResult &floor) {
+  const double base = cpu_per_delta(floor);
+  return base > 0 ? fmt::format("{:.2f}x", cpu_per_delta(r) / base) : "n/a";
+}
 
 void add_column(Table &table, const RunResult &r, const BenchOptions &o) {
   const LoadFigures &l = r.load;
@@ -323,7 +342,7 @@ void add_column(Table &table, const RunResult &r, const BenchOptions &o) {
   table.set("serve CPU: create / turns",
             fmt::format("{:.2f} s / {:.2f} s", s.cpu_create_s, s.cpu_turns_s));
   table.set("serve CPU per delta (turns CPU / deltas)",
-            fmt::format("{:.0f} us", s.cpu_turns_s / std::max<double>(1, l.deltas) * 1e6));
+            fmt::format("{:.1f} us", cpu_per_delta(r) * 1e6));
   table.set("bench CPU in turns (vendor, clients)", fmt::format("{:.2f} s", s.bench_cpu_turns_s));
   table.set("serve shutdown (SIGTERM -> exit)",
             fmt::format("{:.0f} ms, exit {}", s.shutdown_ms, s.exit_code));
@@ -388,6 +407,7 @@ std::vector<RunResult> run_all(const BenchOptions &o, const PacedVendor &vendor)
     specs.push_back({prefix + "context-postgres", postgres_yaml(o, *databases.back()),
                      databases.back().get(), binary});
   }
+  if (o.floor) specs.insert(specs.begin(), RunSpec{"relay floor", "", nullptr, kFloorBinary, true});
   std::vector<RunResult> results;
   for (const auto &spec : specs) results.push_back(run_once(o, vendor, spec));
   return results;
@@ -403,8 +423,10 @@ int run(const BenchOptions &o) {
   const std::vector<RunResult> results = run_all(o, vendor);
   Table table;
   const RunResult *simple = nullptr;  // the last context-simple run: the next postgres one's base
+  const RunResult *floor = o.floor ? &results.front() : nullptr;
   for (const auto &r : results) {
     add_column(table, r, o);
+    if (floor) table.set("serve CPU per delta / the floor's", cpu_ratio(r, *floor));
     if (r.postgres)
       add_append_costs(table, r, simple);
     else
@@ -448,6 +470,10 @@ int main(int argc, char **argv) {
   app.add_option("--before", o.before,
                  "Another build's amplifier (e.g. of an older commit): each run is made on it "
                  "first, in a column of its own");
+  app.add_flag("--floor", o.floor,
+               "First a run on the relay floor (bench_serve_floor: the vendor's events relayed "
+               "as SSE frames on the same transports, no parsing, no hooks), and each run's CPU "
+               "per delta over the floor's");
   app.add_option("--pg-pool-size", o.pg_pool_size,
                  "context-postgres pool_size (default: the module's)");
   CLI11_PARSE(app, argc, argv);
