@@ -111,9 +111,7 @@ std::optional<amplifier::ChatRequest> CallTable::accept_request(amp_call_id call
                                                                 std::string_view request_json) {
   if (cancelled_before_start(call)) return std::nullopt;
   try {
-    // The request's document is read only to build the model: from a scratch arena.
-    return amplifier::from_json<amplifier::ChatRequest>(
-        amplifier::parse_json(request_json, amplifier::scratch_storage(request_json.size())));
+    return requests_.read(request_json);
   } catch (const amplifier::ModelError &e) {
     finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()), AMP_ERROR);
     return std::nullopt;

@@ -10,6 +10,7 @@
 #include "amplifier/errors.hpp"
 #include "amplifier/model.hpp"
 #include "amplifier/module_support/background_executor.hpp"
+#include "amplifier/provider/request_reader.hpp"
 #include "amplifier/transport/call.hpp"
 #include "amplifier/transport/http_client.hpp"
 #include "amplifier_sdk.hpp"
@@ -56,7 +57,8 @@ class CallTable {
   void start(amp_call_id id, std::shared_ptr<ProviderCall> call,
              const std::function<void(DoneFn done)> &start);
   // The request of a call about to start, or nullopt when the call has already ended: cancelled
-  // before it started, or its request is not a ChatRequest (ended `invalid_request`).
+  // before it started, or its request is not a ChatRequest (ended `invalid_request`). Messages
+  // seen in the instance's last requests are not parsed again (RequestReader).
   std::optional<amplifier::ChatRequest> accept_request(amp_call_id call,
                                                        std::string_view request_json);
   // Registers an HttpProviderCall-like `call` and starts it on the shared client.
@@ -82,6 +84,7 @@ class CallTable {
   std::shared_ptr<module_support::BackgroundExecutor> executor_;
   std::shared_ptr<LogGate> log_gate_;
   std::unique_ptr<transport::HttpClient> http_;
+  RequestReader requests_;
 
   std::mutex calls_mutex_;
   std::condition_variable calls_changed_;
