@@ -6,7 +6,9 @@
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -162,6 +164,15 @@ TEST_CASE("request reader: broken or odd requests give the whole parse's error")
       R"({"messages":[{"role":"user","content":"a"}],"mess\u0061ges":[{"role":"user","content":"b"}]})",
       request_of(good, R"("tools":5,)"),
   };
+  // Nested near the parser's depth limit: fine alone, too deep in the request (or fine in both).
+  std::vector<std::string> deep;
+  for (int levels : {20, 26, 29, 30, 31, 32}) {
+    const std::string nest = std::string(levels, '[') + std::string(levels, ']');
+    deep.push_back(R"({"messages":[{"role":"user","content":"x","metadata":{"a":)" + nest + "}}]}");
+    deep.push_back(R"({"messages":[{"role":"assistant","content":[{"type":"tool_call","id":"c","name":"n","input":{"a":)" +
+                   nest + "}}]}]}");
+  }
+  for (const auto &text : deep) check_same(reader, text);
   for (const auto &text : texts) check_same(reader, text);
   // A message that was fine before is still fine next to a broken one, and the error still
   // names the broken one's index.
@@ -197,4 +208,28 @@ TEST_CASE("request reader: the splitter resumes after the elements of the shared
   CHECK(spans->elements[1] == R"({"b":"\\"})");
   CHECK(spans->elements[2] == R"({"c":33})");
   CHECK(spans->elements[1].data() == after.data() + 21);  // a view into the new text
+}
+
+TEST_CASE("request reader: two threads reading two conversations in turn on one instance") {
+  RequestReader reader;
+  // Two families of requests that share beginnings with each other only in part.
+  std::vector<std::string> texts, expected;
+  for (int turn = 0; turn < 8; ++turn) {
+    texts.push_back(request_of(conversation(turn)));
+    texts.push_back(request_of(conversation(turn), R"("temperature":0.25,)"));
+  }
+  for (const auto &text : texts) expected.push_back(text_of(read_whole(text)));
+  std::atomic<int> wrong{0};
+  auto work = [&](int offset) {
+    for (int round = 0; round < 40; ++round)
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        const std::size_t k = (i + static_cast<std::size_t>(offset)) % texts.size();
+        if (text_of(reader.read(texts[k])) != expected[k]) ++wrong;
+      }
+  };
+  std::thread other(work, 7);
+  work(0);
+  other.join();
+  CHECK(wrong == 0);
+  CHECK(reader.counts().reused > 0);
 }

@@ -11,6 +11,8 @@ namespace {
 // not see before.
 class Splitter {
  public:
+  static constexpr int kMaxElementDepth = 24;
+
   explicit Splitter(std::string_view text) : text_(text) {}
 
   std::optional<MessageSpans> run() {
@@ -115,7 +117,10 @@ class Splitter {
         continue;
       }
       ++at_;
-      if (c == '{' || c == '[') ++depth;
+      // The parser refuses documents nested deeper than its limit (32). An element parsed on
+      // its own sits two levels higher than in the request: one near the limit is left to the
+      // whole parse, which refuses it as it always did.
+      if ((c == '{' || c == '[') && ++depth > kMaxElementDepth) return false;
       if ((c == '}' || c == ']') && --depth == 0) return true;
     }
     return false;
