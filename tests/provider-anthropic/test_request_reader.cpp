@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@ namespace {
 
 namespace json = boost::json;
 using amplifier::ChatRequest;
+using amplifier::provider::LentRequest;
 using amplifier::provider::RequestReader;
 using amplifier::provider::split_messages;
 
@@ -35,7 +37,7 @@ void check_same(RequestReader &reader, const std::string &text) {
     expected = std::string("error: ") + e.what();
   }
   try {
-    got = text_of(reader.read(text));
+    got = text_of(*reader.lend(text));
   } catch (const amplifier::ModelError &e) {
     got = std::string("error: ") + e.what();
   }
@@ -224,7 +226,7 @@ TEST_CASE("request reader: two threads reading two conversations in turn on one 
     for (int round = 0; round < 40; ++round)
       for (std::size_t i = 0; i < texts.size(); ++i) {
         const std::size_t k = (i + static_cast<std::size_t>(offset)) % texts.size();
-        if (text_of(reader.read(texts[k])) != expected[k]) ++wrong;
+        if (text_of(*reader.lend(texts[k])) != expected[k]) ++wrong;
       }
   };
   std::thread other(work, 7);
@@ -232,4 +234,44 @@ TEST_CASE("request reader: two threads reading two conversations in turn on one 
   other.join();
   CHECK(wrong == 0);
   CHECK(reader.counts().reused > 0);
+}
+
+TEST_CASE("request reader: messages are lent, not copied, and come back when the request ends") {
+  RequestReader reader;
+  const auto first = conversation(2), second = conversation(3);
+  const std::string text1 = request_of(first), text2 = request_of(second);
+  // A tool result's text (longer than a short string's inline buffer): the same bytes in
+  // memory in the next request, moved, not copied.
+  auto tool_text = [](const ChatRequest &request) {
+    return std::get<std::string>(request.messages[3].content).data();
+  };
+  const char *lent_text = nullptr;
+  {
+    const LentRequest request = reader.lend(text1);
+    REQUIRE(request);
+    lent_text = tool_text(*request);
+  }
+  {
+    const LentRequest request = reader.lend(text2);
+    CHECK(tool_text(*request) == lent_text);
+    CHECK(text_of(*request) == text_of(read_whole(text2)));
+    CHECK(reader.counts().reused == first.size());
+    // While it is out, another request on the instance is read the old way, and right.
+    const auto before = reader.counts();
+    CHECK(text_of(*reader.lend(text2)) == text_of(read_whole(text2)));
+    CHECK(reader.counts().reused == before.reused);
+    CHECK(reader.counts().parsed == before.parsed + second.size());
+  }
+  // Back: the next request takes them again.
+  CHECK(text_of(*reader.lend(request_of(conversation(4)))) ==
+        text_of(read_whole(request_of(conversation(4)))));
+  CHECK(reader.counts().reused == first.size() + second.size());
+  // A request kept beyond the scope is a copy of its own (as the Responses provider keeps it).
+  std::optional<ChatRequest> kept;
+  {
+    const LentRequest request = reader.lend(request_of(conversation(5)));
+    kept = *request;
+  }
+  CHECK(text_of(*kept) == text_of(read_whole(request_of(conversation(5)))));
+  CHECK(text_of(*reader.lend(request_of(conversation(5)))) == text_of(*kept));
 }

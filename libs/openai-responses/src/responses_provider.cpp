@@ -67,7 +67,8 @@ void ResponsesProvider::complete(amp_call_id call, std::string_view request_json
                               "default_deployment or deployment_mapping"),
         AMP_ERROR);
   calls_.start_http(call,
-                    std::make_shared<ResponsesCall>(host(), call, config_, std::move(*request)));
+                    std::make_shared<ResponsesCall>(host(), call, config_,
+                                                    amplifier::ChatRequest(*request)));  // kept: a copy
 }
 
 void ResponsesProvider::cancel(amp_call_id call, amp_cancel_level level) {

@@ -107,14 +107,13 @@ void CallTable::start(amp_call_id id, std::shared_ptr<ProviderCall> call,
   }
 }
 
-std::optional<amplifier::ChatRequest> CallTable::accept_request(amp_call_id call,
-                                                                std::string_view request_json) {
-  if (cancelled_before_start(call)) return std::nullopt;
+LentRequest CallTable::accept_request(amp_call_id call, std::string_view request_json) {
+  if (cancelled_before_start(call)) return LentRequest();
   try {
-    return requests_.read(request_json);
+    return requests_.lend(request_json);
   } catch (const amplifier::ModelError &e) {
     finish_at_once(call, KernelError::make(ErrorKind::invalid_request, e.what()), AMP_ERROR);
-    return std::nullopt;
+    return LentRequest();
   }
 }
 

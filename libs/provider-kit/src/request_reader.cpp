@@ -210,37 +210,44 @@ std::optional<MessageSpans> split_messages(std::string_view request_json,
   return Splitter(request_json).run();
 }
 
-amplifier::ChatRequest RequestReader::read(std::string_view request_json) {
-  if (auto request = read_split(request_json)) return std::move(*request);
+LentRequest::~LentRequest() {
+  if (owner_) owner_->give_back(std::move(request_), lease_);
+}
+
+LentRequest RequestReader::lend(std::string_view request_json) {
+  if (auto split = read_split(request_json))
+    return LentRequest(*this, std::move(split->request), split->lease);
   // Not split, or a message that does not read on its own: the whole parse gives the request,
   // or the error (with its path) as it always did.
   auto request = read_whole(request_json);
-  std::lock_guard lock(mutex_);
-  counts_.parsed += request.messages.size();
-  return request;
-}
-
-std::optional<amplifier::ChatRequest> RequestReader::read_split(std::string_view request_json) {
-  std::optional<MessageSpans> spans;
-  std::vector<amplifier::Message> messages;
-  std::uint64_t read_from;
   {
     std::lock_guard lock(mutex_);
+    counts_.parsed += request.messages.size();
+  }
+  return LentRequest(std::move(request));
+}
+
+std::optional<RequestReader::Split> RequestReader::read_split(std::string_view request_json) {
+  std::optional<MessageSpans> spans;
+  std::vector<amplifier::Message> messages;
+  Split split;
+  {
+    std::lock_guard lock(mutex_);
+    if (lent_) return std::nullopt;  // another call has the messages now
     spans = split_messages(request_json, &previous_.spans, previous_.text);
     if (!spans) return std::nullopt;
     messages.reserve(spans->elements.size());
-    messages.assign(previous_.messages.begin(),
-                    previous_.messages.begin() + static_cast<std::ptrdiff_t>(spans->reused));
-    read_from = generation_;
+    for (std::size_t i = 0; i < spans->reused; ++i)
+      messages.push_back(std::move(previous_.messages[i]));
+    lent_ = true;  // until they are put back, below or by give_back()
   }
   // Everything but the messages, parsed as before (model, tools, options, unknown fields).
   std::string rest;
   rest.reserve(request_json.size() - (spans->array_end - spans->array_begin) + 2);
   rest.append(request_json.substr(0, spans->array_begin)).append("[]");
   rest.append(request_json.substr(spans->array_end));
-  amplifier::ChatRequest request;
   try {
-    request = read_whole(rest);
+    split.request = read_whole(rest);
     for (std::size_t i = spans->reused; i < spans->elements.size(); ++i) {
       const std::string_view text = spans->elements[i];
       messages.push_back(amplifier::from_json<amplifier::Message>(
@@ -248,34 +255,35 @@ std::optional<amplifier::ChatRequest> RequestReader::read_split(std::string_view
     }
   } catch (const amplifier::ModelError &) {
     // The whole parse reports it: at the offset in the text as sent, with the message's index.
+    // The previous request's messages go back where they were, for the next request.
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < spans->reused; ++i) previous_.messages[i] = std::move(messages[i]);
+    lent_ = false;
     return std::nullopt;
   }
-  remember(request_json, *spans, messages, read_from);
-  request.messages = std::move(messages);
-  return request;
-}
-
-// Keeps this request as the one the next compares with: the messages it took from the previous
-// one stay where they are, the new ones are copied in.
-void RequestReader::remember(std::string_view request_json, const MessageSpans &spans,
-                             const std::vector<amplifier::Message> &messages,
-                             std::uint64_t read_from) {
   std::lock_guard lock(mutex_);
-  counts_.reused += spans.reused;
-  counts_.parsed += messages.size() - spans.reused;
-  // Another call replaced the previous request meanwhile: none of it is ours to keep.
-  const std::size_t kept = read_from == generation_ ? spans.reused : 0;
-  previous_.messages.erase(previous_.messages.begin() + static_cast<std::ptrdiff_t>(kept),
-                           previous_.messages.end());
-  previous_.messages.insert(previous_.messages.end(),
-                            messages.begin() + static_cast<std::ptrdiff_t>(kept), messages.end());
+  // From here previous_ describes this request; its messages come back with give_back().
+  previous_.messages.clear();
   previous_.text.assign(request_json);
-  previous_.spans = spans;
+  previous_.spans = *spans;
   for (auto &element : previous_.spans.elements)
     element = std::string_view(previous_.text)
                   .substr(static_cast<std::size_t>(element.data() - request_json.data()),
                           element.size());
-  ++generation_;
+  split.lease = ++generation_;
+  counts_.reused += spans->reused;
+  counts_.parsed += spans->elements.size() - spans->reused;
+  split.request.messages = std::move(messages);
+  return split;
+}
+
+// The messages of the request lent under `lease`, unchanged (the borrower saw them read-only):
+// they are the previous request's now.
+void RequestReader::give_back(amplifier::ChatRequest &&request, std::uint64_t lease) {
+  std::lock_guard lock(mutex_);
+  if (!lent_ || lease != generation_) return;  // cannot happen: nothing changes previous_ on loan
+  previous_.messages = std::move(request.messages);
+  lent_ = false;
 }
 
 RequestReader::Counts RequestReader::counts() const {

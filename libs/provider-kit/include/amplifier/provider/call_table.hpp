@@ -56,11 +56,11 @@ class CallTable {
   // start forgets it too (nothing was started) and rethrows.
   void start(amp_call_id id, std::shared_ptr<ProviderCall> call,
              const std::function<void(DoneFn done)> &start);
-  // The request of a call about to start, or nullopt when the call has already ended: cancelled
-  // before it started, or its request is not a ChatRequest (ended `invalid_request`). Messages
-  // seen in the instance's last requests are not parsed again (RequestReader).
-  std::optional<amplifier::ChatRequest> accept_request(amp_call_id call,
-                                                       std::string_view request_json);
+  // The request of a call about to start, or none when the call has already ended: cancelled
+  // before it started, or its request is not a ChatRequest (ended `invalid_request`). Lent for
+  // the caller's scope: the messages the previous request had too are not parsed again, nor
+  // copied (RequestReader).
+  LentRequest accept_request(amp_call_id call, std::string_view request_json);
   // Registers an HttpProviderCall-like `call` and starts it on the shared client.
   template <class Call>
   void start_http(amp_call_id id, const std::shared_ptr<Call> &call) {

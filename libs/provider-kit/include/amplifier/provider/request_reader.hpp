@@ -13,8 +13,11 @@
 // splitter does not recognise (a key with escapes, two `messages`, a message that does not parse
 // on its own) is read the old way, whole.
 //
-// THREADS: read() is thread-safe. Calls in parallel on one instance each compare with whichever
-// request was read last.
+// The messages themselves are lent, not copied: the request a provider reads is a LentRequest,
+// whose messages return to the reader when the provider's start is done with it.
+//
+// THREADS: lend() is thread-safe. While one call's request is out on loan, a call in parallel on
+// the same instance reads its request the old way.
 #pragma once
 #include "amplifier/model.hpp"
 
@@ -45,31 +48,68 @@ std::optional<MessageSpans> split_messages(std::string_view request_json,
                                            const MessageSpans *known = nullptr,
                                            std::string_view known_text = {});
 
+class RequestReader;
+
+// A call's request as the reader lends it, for as long as this object lives: read-only, so that
+// its messages go back to the reader unchanged when it ends and the next request takes them
+// without a copy. It can be neither copied nor moved: it lives in the scope that asked for it (a
+// provider's start, which maps the request to its vendor's body and lets it go). A provider that
+// keeps the request longer copies it.
+class LentRequest {
+ public:
+  LentRequest() = default;  // no request: the call has ended already
+  explicit LentRequest(amplifier::ChatRequest request)  // not the reader's: owned
+      : present_(true), request_(std::move(request)) {}
+  LentRequest(RequestReader &owner, amplifier::ChatRequest request, std::uint64_t lease)
+      : owner_(&owner), lease_(lease), present_(true), request_(std::move(request)) {}
+  ~LentRequest();
+  LentRequest(const LentRequest &) = delete;
+  LentRequest &operator=(const LentRequest &) = delete;
+
+  explicit operator bool() const { return present_; }
+  const amplifier::ChatRequest &operator*() const { return request_; }
+  const amplifier::ChatRequest *operator->() const { return &request_; }
+
+ private:
+  RequestReader *owner_ = nullptr;
+  std::uint64_t lease_ = 0;
+  bool present_ = false;
+  amplifier::ChatRequest request_;
+};
+
 class RequestReader {
  public:
-  // Throws ModelError exactly as from_json<ChatRequest>(parse_json(request_json)) would.
-  amplifier::ChatRequest read(std::string_view request_json);
+  // Throws ModelError exactly as from_json<ChatRequest>(parse_json(request_json)) would. The
+  // reader must outlive what it lends.
+  LentRequest lend(std::string_view request_json);
 
   struct Counts {
-    std::size_t reused = 0;  // messages copied from the previous read
+    std::size_t reused = 0;  // messages taken from the previous read
     std::size_t parsed = 0;  // messages parsed (new, or read the old way)
   };
   Counts counts() const;
 
  private:
-  // The last request read on the fast path: its text, where its messages lie, and them.
+  friend class LentRequest;
+
+  // The last request read on the fast path: its text, where its messages lie, and them (out on
+  // loan while `lent_`).
   struct Previous {
     std::string text;
     MessageSpans spans;  // views into `text`
     std::vector<amplifier::Message> messages;
   };
+  struct Split {
+    amplifier::ChatRequest request;
+    std::uint64_t lease = 0;
+  };
 
-  std::optional<amplifier::ChatRequest> read_split(std::string_view request_json);
-  void remember(std::string_view request_json, const MessageSpans &spans,
-                const std::vector<amplifier::Message> &messages, std::uint64_t read_from);
+  std::optional<Split> read_split(std::string_view request_json);
+  void give_back(amplifier::ChatRequest &&request, std::uint64_t lease);
 
   mutable std::mutex mutex_;
   Previous previous_;
+  bool lent_ = false;             // previous_.messages are out: other calls read the old way
   std::uint64_t generation_ = 0;  // bumped each time previous_ changes
   Counts counts_;
 };
