@@ -58,7 +58,7 @@ std::vector<std::string> conversation(int turns) {
   for (int i = 0; i < turns; ++i) {
     messages.push_back(tool_call_message(i));
     messages.push_back(R"({"role":"tool","tool_call_id":"call_)" + std::to_string(i) +
-                       R"(","content":"line 1\nline \"2\" ]}"})");
+                       R"(","content":"line 1\nline \"2\" ]} and a third line, long enough to live on the heap"})");
   }
   return messages;
 }

@@ -241,35 +241,47 @@ std::optional<RequestReader::Split> RequestReader::read_split(std::string_view r
       messages.push_back(std::move(previous_.messages[i]));
     lent_ = true;  // until they are put back, below or by give_back()
   }
-  // Everything but the messages, parsed as before (model, tools, options, unknown fields).
-  std::string rest;
-  rest.reserve(request_json.size() - (spans->array_end - spans->array_begin) + 2);
-  rest.append(request_json.substr(0, spans->array_begin)).append("[]");
-  rest.append(request_json.substr(spans->array_end));
-  try {
-    split.request = read_whole(rest);
-    for (std::size_t i = spans->reused; i < spans->elements.size(); ++i) {
-      const std::string_view text = spans->elements[i];
-      messages.push_back(amplifier::from_json<amplifier::Message>(
-          amplifier::parse_json(text, amplifier::scratch_storage(text.size()))));
-    }
-  } catch (const amplifier::ModelError &) {
-    // The whole parse reports it: at the offset in the text as sent, with the message's index.
-    // The previous request's messages go back where they were, for the next request.
+  // The previous request's messages go back where they were, for the next request.
+  auto put_back = [&] {
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < spans->reused; ++i) previous_.messages[i] = std::move(messages[i]);
     lent_ = false;
+  };
+  // What previous_ becomes: this request's text, and where its messages lie.
+  std::string text;
+  MessageSpans kept;
+  try {
+    // Everything but the messages, parsed as before (model, tools, options, unknown fields).
+    std::string rest;
+    rest.reserve(request_json.size() - (spans->array_end - spans->array_begin) + 2);
+    rest.append(request_json.substr(0, spans->array_begin)).append("[]");
+    rest.append(request_json.substr(spans->array_end));
+    split.request = read_whole(rest);
+    for (std::size_t i = spans->reused; i < spans->elements.size(); ++i) {
+      const std::string_view element = spans->elements[i];
+      messages.push_back(amplifier::from_json<amplifier::Message>(
+          amplifier::parse_json(element, amplifier::scratch_storage(element.size()))));
+    }
+    text.assign(request_json);
+    kept = *spans;  // views into request_json until rebased below
+  } catch (const amplifier::ModelError &) {
+    // The whole parse reports it: at the offset in the text as sent, with the message's index.
+    put_back();
     return std::nullopt;
+  } catch (...) {
+    put_back();  // out of memory, say: nothing is left on loan
+    throw;
   }
   std::lock_guard lock(mutex_);
-  // From here previous_ describes this request; its messages come back with give_back().
+  // From here previous_ describes this request; its messages come back with give_back(). (No
+  // step below throws: previous_ and its spans stay in step.)
   previous_.messages.clear();
-  previous_.text.assign(request_json);
-  previous_.spans = *spans;
-  for (auto &element : previous_.spans.elements)
+  previous_.text.swap(text);
+  for (auto &element : kept.elements)
     element = std::string_view(previous_.text)
                   .substr(static_cast<std::size_t>(element.data() - request_json.data()),
                           element.size());
+  previous_.spans = std::move(kept);
   split.lease = ++generation_;
   counts_.reused += spans->reused;
   counts_.parsed += spans->elements.size() - spans->reused;

@@ -60,8 +60,6 @@ class LentRequest {
   LentRequest() = default;  // no request: the call has ended already
   explicit LentRequest(amplifier::ChatRequest request)  // not the reader's: owned
       : present_(true), request_(std::move(request)) {}
-  LentRequest(RequestReader &owner, amplifier::ChatRequest request, std::uint64_t lease)
-      : owner_(&owner), lease_(lease), present_(true), request_(std::move(request)) {}
   ~LentRequest();
   LentRequest(const LentRequest &) = delete;
   LentRequest &operator=(const LentRequest &) = delete;
@@ -71,6 +69,10 @@ class LentRequest {
   const amplifier::ChatRequest *operator->() const { return &request_; }
 
  private:
+  friend class RequestReader;
+  LentRequest(RequestReader &owner, amplifier::ChatRequest request, std::uint64_t lease)
+      : owner_(&owner), lease_(lease), present_(true), request_(std::move(request)) {}
+
   RequestReader *owner_ = nullptr;
   std::uint64_t lease_ = 0;
   bool present_ = false;
