@@ -214,12 +214,14 @@ TEST_CASE("request reader: the splitter resumes after the elements of the shared
 
 TEST_CASE("request reader: two threads reading two conversations in turn on one instance") {
   RequestReader reader;
-  // Two families of requests that share beginnings with each other only in part.
+  // Two conversations, each growing in turn order: a read reuses what the read before it on
+  // the instance had, whichever thread made it, or reads the old way while the other thread's
+  // request is on loan. How often each happens depends on the scheduling; every result must be
+  // right.
   std::vector<std::string> texts, expected;
-  for (int turn = 0; turn < 8; ++turn) {
-    texts.push_back(request_of(conversation(turn)));
+  for (int turn = 0; turn < 8; ++turn) texts.push_back(request_of(conversation(turn)));
+  for (int turn = 0; turn < 8; ++turn)
     texts.push_back(request_of(conversation(turn), R"("temperature":0.25,)"));
-  }
   for (const auto &text : texts) expected.push_back(text_of(read_whole(text)));
   std::atomic<int> wrong{0};
   auto work = [&](int offset) {
@@ -233,7 +235,6 @@ TEST_CASE("request reader: two threads reading two conversations in turn on one 
   work(0);
   other.join();
   CHECK(wrong == 0);
-  CHECK(reader.counts().reused > 0);
 }
 
 TEST_CASE("request reader: messages are lent, not copied, and come back when the request ends") {
