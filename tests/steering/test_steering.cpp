@@ -3,6 +3,8 @@
 #include "session_harness.hpp"
 #include "temp_files.hpp"
 
+#include "amplifier/coordinator.hpp"
+
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
@@ -140,4 +142,56 @@ TEST_CASE("a message the turn ended before reading comes back in the result, not
   const auto next = session->execute("next");
   REQUIRE(next.status == "success");
   CHECK(amp_test::dump(amp_test::transcript(*session)).find("too late") == std::string::npos);
+}
+
+TEST_CASE("a message steered before a call the user then refuses is kept in the conversation") {
+  // The steered message rides on provider:request as an injection; an approval asked at that
+  // event and refused ends the turn, and the message must not go down with the refused call.
+  SteerWorkspace ws;
+  const json::object mock{
+      {"responses", json::array{json::object{{"text", "Running it."},
+                                             {"tool_calls", json::array{json::object{
+                                                                {"id", "call_1"}, {"name", "bash"},
+                                                                {"input", {{"command", "sleep 1; echo built"}}}}}}},
+                                json::object{{"text", "never asked for"}},
+                                json::object{{"text", "the next turn"}}}}};
+  for (const char *loop : {"loop-basic", "loop-streaming"}) {
+    CAPTURE(loop);
+    auto session = amp_test::make_session(ws.plan(loop, mock, true));
+    amp_test::EventLog events(session->hooks());
+    // The second call of the turn (the one after the tool) needs the user's approval; refused.
+    session->hooks().register_handler("provider:request", [](std::string_view, const json::object &data) {
+      amplifier::HookResult r;
+      const auto *iteration = data.if_contains("iteration");
+      if (iteration && iteration->is_int64() && iteration->get_int64() == 2) {
+        r.action = amplifier::HookAction::AskUser;
+        r.approval_prompt = "Call the model again?";
+      }
+      return r;
+    });
+    session->coordinator().set_approval_handler([](const json::object &) {
+      return json::object{{"decision", "deny"}, {"reason", "not now"}};
+    });
+    session->initialize();
+    RunningTurn turn;
+    turn.start(*session, "build it");
+    REQUIRE(events.wait_for("tool:pre", amp_test::kPatience));
+    REQUIRE(session->steer("also check the logs"));
+    const auto result = turn.wait();
+    CHECK(result.status != "success");
+    CHECK(events.count("approval:denied") == 1);
+    // Announced as delivered, and so in the conversation (not handed back, not lost).
+    CHECK(result.steering_not_delivered.empty());
+    REQUIRE(events.count("steering:delivered") == 1);
+    const json::array messages = amp_test::transcript(*session);
+    INFO(amp_test::dump(messages));
+    CHECK(amp_test::dump(messages).find("also check the logs") != std::string::npos);
+    // The refused call was never made, and the next turn carries the message to the model.
+    const auto next = session->execute("go on");
+    REQUIRE(next.status == "success");
+    const auto requests = ws.request_lines();
+    REQUIRE_FALSE(requests.empty());
+    CHECK(requests.back().find("also check the logs") != std::string::npos);
+    fs::remove(ws.requests);
+  }
 }

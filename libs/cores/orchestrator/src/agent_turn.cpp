@@ -154,8 +154,10 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
   HookOutcome before = emit_gated(
       host_, event::kProviderRequest, request_event,
       ApprovalSubject{event::kProviderRequest, {}, request_event});
-  if (before.denies()) co_return TurnOutcome::incomplete(denial(before), iterations_);
+  // A refused call still keeps what the hooks gave the conversation to keep: a message the
+  // user steered into this step rides on it, and the turn ending must not lose it.
   absorb(before);
+  if (before.denies()) co_return TurnOutcome::incomplete(denial(before), iterations_);
 
   // Kept for a retry after a context_length refusal, which must carry them as well.
   const std::vector<Injection> ephemeral = std::exchange(ephemeral_for_next_request_, {});
@@ -188,8 +190,8 @@ Task<std::optional<TurnOutcome>> AgentTurn::iterate(bool final_call) {
     if (final_call) again["max_reached"] = true;
     HookOutcome gate = emit_gated(host_, event::kProviderRequest, again,
                                   ApprovalSubject{event::kProviderRequest, {}, again});
+    absorb(gate);  // kept even when the call is refused, as above
     if (gate.denies()) co_return TurnOutcome::incomplete(denial(gate), iterations_);
-    absorb(gate);
     if (cancel_level() >= AMP_CANCEL_GRACEFUL || !co_await pacer_.wait_turn(*signal_))
       co_return TurnOutcome::cancelled(last_text_, iterations_);
     std::string again_request = build_request(final_call, ephemeral, false);
