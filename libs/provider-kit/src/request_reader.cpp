@@ -211,12 +211,11 @@ std::optional<MessageSpans> split_messages(std::string_view request_json,
 }
 
 LentRequest::~LentRequest() {
-  if (owner_) owner_->give_back(std::move(request_), lease_);
+  if (owner_) owner_->give_back(std::move(request_));
 }
 
 LentRequest RequestReader::lend(std::string_view request_json) {
-  if (auto split = read_split(request_json))
-    return LentRequest(*this, std::move(split->request), split->lease);
+  if (auto request = read_split(request_json)) return LentRequest(*this, std::move(*request));
   // Not split, or a message that does not read on its own: the whole parse gives the request,
   // or the error (with its path) as it always did.
   auto request = read_whole(request_json);
@@ -227,10 +226,10 @@ LentRequest RequestReader::lend(std::string_view request_json) {
   return LentRequest(std::move(request));
 }
 
-std::optional<RequestReader::Split> RequestReader::read_split(std::string_view request_json) {
+std::optional<amplifier::ChatRequest> RequestReader::read_split(std::string_view request_json) {
   std::optional<MessageSpans> spans;
   std::vector<amplifier::Message> messages;
-  Split split;
+  amplifier::ChatRequest request;
   {
     std::lock_guard lock(mutex_);
     if (lent_) return std::nullopt;  // another call has the messages now
@@ -256,7 +255,7 @@ std::optional<RequestReader::Split> RequestReader::read_split(std::string_view r
     rest.reserve(request_json.size() - (spans->array_end - spans->array_begin) + 2);
     rest.append(request_json.substr(0, spans->array_begin)).append("[]");
     rest.append(request_json.substr(spans->array_end));
-    split.request = read_whole(rest);
+    request = read_whole(rest);
     for (std::size_t i = spans->reused; i < spans->elements.size(); ++i) {
       const std::string_view element = spans->elements[i];
       messages.push_back(amplifier::from_json<amplifier::Message>(
@@ -282,18 +281,16 @@ std::optional<RequestReader::Split> RequestReader::read_split(std::string_view r
                   .substr(static_cast<std::size_t>(element.data() - request_json.data()),
                           element.size());
   previous_.spans = std::move(kept);
-  split.lease = ++generation_;
   counts_.reused += spans->reused;
   counts_.parsed += spans->elements.size() - spans->reused;
-  split.request.messages = std::move(messages);
-  return split;
+  request.messages = std::move(messages);
+  return request;
 }
 
-// The messages of the request lent under `lease`, unchanged (the borrower saw them read-only):
-// they are the previous request's now.
-void RequestReader::give_back(amplifier::ChatRequest &&request, std::uint64_t lease) {
+// The messages of the request lent, unchanged (the borrower saw them read-only): they are the
+// previous request's now.
+void RequestReader::give_back(amplifier::ChatRequest &&request) {
   std::lock_guard lock(mutex_);
-  if (!lent_ || lease != generation_) return;  // cannot happen: nothing changes previous_ on loan
   previous_.messages = std::move(request.messages);
   lent_ = false;
 }

@@ -70,11 +70,10 @@ class LentRequest {
 
  private:
   friend class RequestReader;
-  LentRequest(RequestReader &owner, amplifier::ChatRequest request, std::uint64_t lease)
-      : owner_(&owner), lease_(lease), present_(true), request_(std::move(request)) {}
+  LentRequest(RequestReader &owner, amplifier::ChatRequest request)
+      : owner_(&owner), present_(true), request_(std::move(request)) {}
 
   RequestReader *owner_ = nullptr;
-  std::uint64_t lease_ = 0;
   bool present_ = false;
   amplifier::ChatRequest request_;
 };
@@ -101,18 +100,14 @@ class RequestReader {
     MessageSpans spans;  // views into `text`
     std::vector<amplifier::Message> messages;
   };
-  struct Split {
-    amplifier::ChatRequest request;
-    std::uint64_t lease = 0;
-  };
-
-  std::optional<Split> read_split(std::string_view request_json);
-  void give_back(amplifier::ChatRequest &&request, std::uint64_t lease);
+  std::optional<amplifier::ChatRequest> read_split(std::string_view request_json);
+  void give_back(amplifier::ChatRequest &&request);
 
   mutable std::mutex mutex_;
   Previous previous_;
-  bool lent_ = false;             // previous_.messages are out: other calls read the old way
-  std::uint64_t generation_ = 0;  // bumped each time previous_ changes
+  // previous_.messages are out: other calls read the old way and leave previous_ alone, so
+  // what comes back is exactly what previous_ describes.
+  bool lent_ = false;
   Counts counts_;
 };
 
