@@ -242,17 +242,21 @@ struct RunSpec {
   bool floor = false;  // `binary` is the relay floor: it gets the vendor's URL, not a plan
 };
 
+// The server's arguments after `serve --listen ...`: the relay floor only needs the vendor;
+// serve gets a plan naming it.
+std::vector<std::string> serve_args(const BenchOptions &o, const PacedVendor &vendor,
+                                    const RunSpec &spec, const amp_serve_test::Scratch &scratch) {
+  if (spec.floor) return {"--vendor", vendor.base_url()};
+  const auto plan = scratch.write("plan.yaml", plan_yaml(vendor.base_url(), spec.context_yaml));
+  std::vector<std::string> args{"--plan", plan.string(), "--root", (scratch.dir / "root").string()};
+  if (o.io_threads) args.insert(args.end(), {"--io-threads", std::to_string(o.io_threads)});
+  return args;
+}
+
 RunResult run_once(const BenchOptions &o, const PacedVendor &vendor, const RunSpec &spec) {
   const PgDatabase *pg = spec.pg;
   amp_serve_test::Scratch scratch;
-  std::vector<std::string> args{"--vendor", vendor.base_url()};
-  if (!spec.floor) {
-    const auto plan =
-        scratch.write("plan.yaml", plan_yaml(vendor.base_url(), spec.context_yaml));
-    args = {"--plan", plan.string(), "--root", (scratch.dir / "root").string()};
-    if (o.io_threads) args.insert(args.end(), {"--io-threads", std::to_string(o.io_threads)});
-  }
-  amp_serve_test::ServeProcess serve(scratch, args, "127.0.0.1:0",
+  amp_serve_test::ServeProcess serve(scratch, serve_args(o, vendor, spec, scratch), "127.0.0.1:0",
                                      amp_serve_test::ServeSpawn{serve_limit(o), spec.binary});
   const int pid = serve.pid();
 

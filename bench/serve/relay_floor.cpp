@@ -35,7 +35,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -253,12 +252,13 @@ class FloorServer {
   const std::string vendor_url_;
   net::io_context io_{1};
   tcp::acceptor acceptor_{io_};
-  std::atomic<long> sessions_{0};
+  long sessions_ = 0;  // only the one io thread counts
   net::io_context vendor_io_{1};
+  // Straight to the loopback vendor: the proxy variables the options read from the environment
+  // are dropped, so nothing the environment says can route the bench elsewhere.
   tp::HttpClient vendor_client_{vendor_io_, [] {
                                   tp::HttpClientOptions options;
                                   options.proxy = {};
-                                  options.timeouts.total = std::chrono::milliseconds(0);
                                   return options;
                                 }()};
 };
