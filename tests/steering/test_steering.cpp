@@ -47,6 +47,14 @@ std::string text_at(const json::array &messages, std::size_t i) {
   return out;
 }
 
+// The mock's first answer: a bash call that takes a second, long enough to steer during it.
+json::object running_a_tool() {
+  return json::object{{"text", "Running it."},
+                      {"tool_calls", json::array{json::object{{"id", "call_1"},
+                                                              {"name", "bash"},
+                                                              {"input", {{"command", "sleep 1; echo built"}}}}}}};
+}
+
 struct RunningTurn {
   std::promise<amplifier::TurnResult> promise;
   std::future<amplifier::TurnResult> future = promise.get_future();
@@ -64,10 +72,7 @@ struct RunningTurn {
 TEST_CASE("a message steered while a tool runs is stored after its result and read by the next call") {
   SteerWorkspace ws;
   const json::object mock{
-      {"responses", json::array{json::object{{"text", "Running it."},
-                                             {"tool_calls", json::array{json::object{
-                                                                {"id", "call_1"}, {"name", "bash"},
-                                                                {"input", {{"command", "sleep 1; echo built"}}}}}}},
+      {"responses", json::array{running_a_tool(),
                                 json::object{{"text", "Built, and I checked the logs."}}}}};
   for (const char *loop : {"loop-basic", "loop-streaming"}) {
     CAPTURE(loop);
@@ -149,10 +154,7 @@ TEST_CASE("a message steered before a call the user then refuses is kept in the 
   // event and refused ends the turn, and the message must not go down with the refused call.
   SteerWorkspace ws;
   const json::object mock{
-      {"responses", json::array{json::object{{"text", "Running it."},
-                                             {"tool_calls", json::array{json::object{
-                                                                {"id", "call_1"}, {"name", "bash"},
-                                                                {"input", {{"command", "sleep 1; echo built"}}}}}}},
+      {"responses", json::array{running_a_tool(),
                                 json::object{{"text", "never asked for"}},
                                 json::object{{"text", "the next turn"}}}}};
   for (const char *loop : {"loop-basic", "loop-streaming"}) {
