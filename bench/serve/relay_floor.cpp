@@ -12,8 +12,10 @@
 //
 // Started like `amplifier serve` by the bench harness: `bench_serve_floor serve --listen
 // HOST:PORT --vendor URL` (other arguments are ignored); it prints serve's "listening on" line
-// and exits on SIGTERM or SIGINT. A benchmark tool only: it runs no command and reads no file,
-// and the operator starts it by hand through bench_serve.
+// and exits on SIGTERM or SIGINT. A benchmark tool only: it runs no command and reads no file.
+// Trust: the operator starts it by hand through bench_serve, which alone chooses its arguments;
+// no plan, model, serve client or repository reaches it, and the one environment setting its
+// HTTP client would read (the proxy variables) is dropped.
 #include "amplifier/transport/transport.hpp"
 
 #include <boost/asio/as_tuple.hpp>
